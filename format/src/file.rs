@@ -1,0 +1,173 @@
+//! The certificate file layout: magic, version, body length, blake3 hash, body, sentinel.
+//!
+//! ```text
+//! offset  size  field
+//! 0       8     magic "AMZNCERT"
+//! 8       4     version, u32 little-endian (currently 1)
+//! 12      8     body length in bytes, u64 little-endian
+//! 20      32    blake3 hash of the body
+//! 52      n     body: the Certificate, postcard-encoded
+//! 52+n    8     sentinel "AMZN-END"
+//! ```
+//!
+//! A file is accepted only if every field matches: a flipped byte changes the hash, a
+//! truncated file loses its sentinel or its length, and trailing bytes are rejected.
+
+use crate::cert::Certificate;
+
+/// The first eight bytes of every certificate file.
+pub const MAGIC: [u8; 8] = *b"AMZNCERT";
+/// The last eight bytes of every certificate file.
+pub const SENTINEL: [u8; 8] = *b"AMZN-END";
+/// The layout version this crate reads and writes.
+pub const VERSION: u32 = 1;
+
+const HEADER_LEN: usize = 8 + 4 + 8 + 32;
+
+/// Why a byte string is not a well-formed certificate file.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("file too short ({0} bytes) to be a certificate")]
+    TooShort(usize),
+    #[error("not a certificate file (bad magic bytes)")]
+    BadMagic,
+    #[error(
+        "certificate layout version {0} is not supported (this program reads version {VERSION})"
+    )]
+    Version(u32),
+    #[error("body length is {declared} bytes in the header but {actual} in the file (truncated or padded)")]
+    Length { declared: u64, actual: u64 },
+    #[error("end sentinel missing: the file is truncated or damaged")]
+    Sentinel,
+    #[error("body hash mismatch: the file was modified after it was written")]
+    Hash,
+    #[error("body does not decode: {0}")]
+    Body(String),
+    #[error("body decodes but has {0} trailing bytes")]
+    Trailing(usize),
+    #[error("body decodes but describes an invalid position (bad board size or cell count)")]
+    InvalidPosition,
+}
+
+/// The blake3 hash of a body.
+pub fn hash_body(body: &[u8]) -> [u8; 32] {
+    *blake3::hash(body).as_bytes()
+}
+
+/// Encodes a certificate into the file layout.
+pub fn encode(cert: &Certificate) -> Result<Vec<u8>, FileError> {
+    let body = postcard::to_stdvec(cert).map_err(|e| FileError::Body(e.to_string()))?;
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len() + SENTINEL.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&hash_body(&body));
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&SENTINEL);
+    Ok(out)
+}
+
+/// The body of a file after checking magic, version, length, sentinel and hash.
+pub fn verified_body(bytes: &[u8]) -> Result<&[u8], FileError> {
+    if bytes.len() < HEADER_LEN + SENTINEL.len() {
+        return Err(FileError::TooShort(bytes.len()));
+    }
+    if bytes[0..8] != MAGIC {
+        return Err(FileError::BadMagic);
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != VERSION {
+        return Err(FileError::Version(version));
+    }
+    let mut len_bytes = [0u8; 8];
+    len_bytes.copy_from_slice(&bytes[12..20]);
+    let declared = u64::from_le_bytes(len_bytes);
+    let actual = (bytes.len() - HEADER_LEN - SENTINEL.len()) as u64;
+    if bytes[bytes.len() - SENTINEL.len()..] != SENTINEL {
+        return Err(FileError::Sentinel);
+    }
+    if declared != actual {
+        return Err(FileError::Length { declared, actual });
+    }
+    let body = &bytes[HEADER_LEN..bytes.len() - SENTINEL.len()];
+    if hash_body(body)[..] != bytes[20..52] {
+        return Err(FileError::Hash);
+    }
+    Ok(body)
+}
+
+/// Decodes a certificate file, checking every layout field and the positions' invariants.
+pub fn decode(bytes: &[u8]) -> Result<Certificate, FileError> {
+    let body = verified_body(bytes)?;
+    let (cert, rest): (Certificate, &[u8]) =
+        postcard::take_from_bytes(body).map_err(|e| FileError::Body(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(FileError::Trailing(rest.len()));
+    }
+    if !cert.root.position.is_valid() {
+        return Err(FileError::InvalidPosition);
+    }
+    Ok(cert)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Action, Claim, Color, Meta, Move, Position, Step};
+
+    fn sample() -> Certificate {
+        Certificate {
+            root: Claim {
+                position: Position::start("4x4").unwrap(),
+                spare: 0,
+                winner: Color::Black,
+            },
+            steps: vec![
+                Step::ReplyAll,
+                Step::Choice(Action::Board(Move {
+                    from: 1,
+                    to: 5,
+                    arrow: 9,
+                })),
+                Step::NoMove,
+            ],
+            meta: Meta::default(),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let bytes = encode(&sample()).unwrap();
+        assert_eq!(decode(&bytes).unwrap(), sample());
+    }
+
+    #[test]
+    fn every_flipped_byte_and_every_truncation_is_rejected() {
+        let bytes = encode(&sample()).unwrap();
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            assert!(decode(&b).is_err(), "flip at {i} accepted");
+        }
+        for n in 0..bytes.len() {
+            assert!(decode(&bytes[..n]).is_err(), "truncation to {n} accepted");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode(&longer).is_err());
+    }
+
+    #[test]
+    fn a_rehashed_body_that_does_not_decode_is_an_error() {
+        let mut body = vec![0xffu8; 40];
+        body[0] = 3;
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&MAGIC);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&hash_body(&body));
+        bytes.extend_from_slice(&body);
+        bytes.extend_from_slice(&SENTINEL);
+        assert!(decode(&bytes).is_err());
+    }
+}
