@@ -1,0 +1,230 @@
+//! Depth-first proof-number search (df-pn) with terminal and outlast detection.
+//!
+//! Proof numbers are kept from the point of view of the side to move: `phi` is the
+//! effort to prove that the side to move wins, `delta` the effort to prove it loses.
+//! Child thresholds use the 1+epsilon trick of Pawlewicz and Lew to limit thrashing.
+
+use crate::geometry::Geometry;
+use crate::pos::Pos;
+use crate::territory::Territory;
+use crate::tt::{Table, INF};
+use amazons_format::{Color, Move};
+use std::time::{Duration, Instant};
+
+/// Search settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Transposition table size in MiB.
+    pub hash_mib: usize,
+    /// Stop after this many nodes (the result is then unknown).
+    pub max_nodes: Option<u64>,
+    /// Print a progress line to stderr about once a second.
+    pub progress: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            hash_mib: 256,
+            max_nodes: None,
+            progress: false,
+        }
+    }
+}
+
+struct Kid {
+    mv: Move,
+    key: u64,
+    phi: u32,
+    delta: u32,
+}
+
+/// A df-pn search over one board.
+pub struct Search<'g> {
+    pub g: &'g Geometry,
+    pub tt: Table,
+    pub terr: Territory,
+    /// Nodes expanded (calls of the main search routine).
+    pub nodes: u64,
+    max_nodes: u64,
+    progress: bool,
+    start: Instant,
+    last_report: Instant,
+    stopped: bool,
+}
+
+impl<'g> Search<'g> {
+    pub fn new(g: &'g Geometry, opts: &Options) -> Search<'g> {
+        let now = Instant::now();
+        Search {
+            g,
+            tt: Table::new(opts.hash_mib),
+            terr: Territory::new(),
+            nodes: 0,
+            max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
+            progress: opts.progress,
+            start: now,
+            last_report: now,
+            stopped: false,
+        }
+    }
+
+    /// Whether the node budget ran out.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Solves `pos`: the winner, or `None` if the node budget ran out first.
+    pub fn solve(&mut self, pos: &Pos) -> Option<Color> {
+        let key = pos.key(self.g);
+        let (phi, delta) = self.mid(pos, key, INF, INF);
+        if phi == 0 {
+            Some(pos.side)
+        } else if delta == 0 {
+            Some(pos.side.opponent())
+        } else {
+            None
+        }
+    }
+
+    /// The stored `(phi, delta)` of a position, if any.
+    pub fn lookup(&self, pos: &Pos) -> Option<(u32, u32, u32)> {
+        self.tt
+            .get(pos.key(self.g))
+            .map(|s| (s.phi, s.delta, s.work))
+    }
+
+    /// Static decision: terminal or outlast, from the side to move.
+    fn evaluate(&mut self, pos: &Pos) -> Option<(u32, u32)> {
+        let g = self.g;
+        if !pos.can_move(g, pos.side) {
+            return Some((INF, 0));
+        }
+        if self.terr.outlast(g, pos, pos.side).is_some() {
+            return Some((0, INF));
+        }
+        if self.terr.outlast(g, pos, pos.side.opponent()).is_some() {
+            return Some((INF, 0));
+        }
+        None
+    }
+
+    fn tick(&mut self) {
+        if self.nodes >= self.max_nodes {
+            self.stopped = true;
+        }
+        if self.progress && self.nodes % 4096 == 0 {
+            let now = Instant::now();
+            if now.duration_since(self.last_report) >= Duration::from_secs(1) {
+                self.last_report = now;
+                let secs = now.duration_since(self.start).as_secs_f64();
+                eprintln!(
+                    "progress: {} nodes, {:.0} nodes/s, {:.1} s, table {:.0}% full",
+                    self.nodes,
+                    self.nodes as f64 / secs.max(1e-9),
+                    secs,
+                    self.tt.fill() * 100.0
+                );
+            }
+        }
+    }
+
+    fn children(&mut self, pos: &Pos, key: u64) -> Vec<Kid> {
+        let g = self.g;
+        let piece = match pos.side {
+            Color::White => 0,
+            Color::Black => 1,
+        };
+        let mut kids = Vec::with_capacity(128);
+        pos.for_each_move(g, |m| {
+            let ck = key
+                ^ g.zobrist(m.from, piece)
+                ^ g.zobrist(m.to, piece)
+                ^ g.zobrist(m.arrow, 2)
+                ^ g.zobrist_black_to_move;
+            kids.push(Kid {
+                mv: m,
+                key: ck,
+                phi: 1,
+                delta: 1,
+            });
+        });
+        for k in kids.iter_mut() {
+            if let Some(s) = self.tt.get(k.key) {
+                k.phi = s.phi;
+                k.delta = s.delta;
+            } else {
+                let c = pos.play(k.mv);
+                if !c.can_move(g, c.side) {
+                    k.phi = INF;
+                    k.delta = 0;
+                }
+            }
+        }
+        kids
+    }
+
+    /// The df-pn main routine: searches `pos` until its proof or disproof number reaches
+    /// its threshold, and returns `(phi, delta)`.
+    pub fn mid(&mut self, pos: &Pos, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
+        self.nodes += 1;
+        self.tick();
+        let prior_work = match self.tt.get(key) {
+            Some(s) => {
+                if s.phi >= th_phi || s.delta >= th_delta || self.stopped {
+                    return (s.phi, s.delta);
+                }
+                s.work
+            }
+            None => {
+                if let Some((p, d)) = self.evaluate(pos) {
+                    self.tt.put(key, p, d, 1);
+                    return (p, d);
+                }
+                if self.stopped {
+                    return (1, 1);
+                }
+                0
+            }
+        };
+        let start_nodes = self.nodes;
+        let mut kids = self.children(pos, key);
+        loop {
+            let (mut phi, mut delta2, mut best) = (INF, INF, 0usize);
+            let (mut sum, mut infinite) = (0u64, false);
+            for (i, k) in kids.iter().enumerate() {
+                if k.delta < phi {
+                    delta2 = phi;
+                    phi = k.delta;
+                    best = i;
+                } else if k.delta < delta2 {
+                    delta2 = k.delta;
+                }
+                if k.phi >= INF {
+                    infinite = true;
+                } else {
+                    sum += k.phi as u64;
+                }
+            }
+            let delta = if infinite {
+                INF
+            } else {
+                sum.min(INF as u64 - 1) as u32
+            };
+            if phi >= th_phi || delta >= th_delta || self.stopped {
+                let spent = (self.nodes - start_nodes).min(u32::MAX as u64) as u32;
+                self.tt
+                    .put(key, phi, delta, prior_work.saturating_add(spent));
+                return (phi, delta);
+            }
+            let others = sum - kids[best].phi as u64;
+            let th_phi_c = (th_delta as u64 - others).min(INF as u64) as u32;
+            let eps = delta2.saturating_add(1).max(delta2 + delta2 / 4);
+            let th_delta_c = th_phi.min(eps).min(INF);
+            let child = pos.play(kids[best].mv);
+            let (p, d) = self.mid(&child, kids[best].key, th_phi_c, th_delta_c);
+            kids[best].phi = p;
+            kids[best].delta = d;
+        }
+    }
+}

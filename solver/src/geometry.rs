@@ -1,0 +1,161 @@
+//! Per-board tables: ray masks, neighbour shifts and Zobrist keys.
+
+use crate::bitboard::Bb;
+use amazons_format::Board;
+
+/// Direction steps (dx, dy). The first four increase the square index, the last four
+/// decrease it.
+const DIRS: [(i32, i32); 8] = [
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (-1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+];
+
+/// Precomputed tables for one board size.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    pub board: Board,
+    pub width: u32,
+    pub len: u32,
+    /// All squares of the board.
+    pub all: Bb,
+    not_first_file: Bb,
+    not_last_file: Bb,
+    /// `rays[dir][sq]`: the squares from `sq` (exclusive) to the edge in `dir`.
+    rays: [Vec<Bb>; 8],
+    /// Zobrist keys: `[sq][0]` White queen, `[sq][1]` Black queen, `[sq][2]` arrow.
+    zobrist: Vec<[u64; 3]>,
+    pub zobrist_black_to_move: u64,
+}
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Geometry {
+    pub fn new(board: Board) -> Geometry {
+        let (w, h) = (board.width as i32, board.height as i32);
+        let len = (w * h) as u32;
+        let mut all = Bb::EMPTY;
+        let mut first = Bb::EMPTY;
+        let mut last = Bb::EMPTY;
+        for y in 0..h {
+            for x in 0..w {
+                let sq = board.square(x as usize, y as usize);
+                all |= Bb::from_square(sq);
+                if x == 0 {
+                    first |= Bb::from_square(sq);
+                }
+                if x == w - 1 {
+                    last |= Bb::from_square(sq);
+                }
+            }
+        }
+        let rays = std::array::from_fn(|d| {
+            let (dx, dy) = DIRS[d];
+            (0..len)
+                .map(|sq| {
+                    let (mut x, mut y) = ((sq as i32) % w, (sq as i32) / w);
+                    let mut ray = Bb::EMPTY;
+                    loop {
+                        x += dx;
+                        y += dy;
+                        if x < 0 || y < 0 || x >= w || y >= h {
+                            break;
+                        }
+                        ray |= Bb::from_square((y * w + x) as u8);
+                    }
+                    ray
+                })
+                .collect()
+        });
+        let mut seed = 0x5EED_A3A2_0115_u64 ^ ((w as u64) << 8 | h as u64);
+        let zobrist = (0..len)
+            .map(|_| {
+                [
+                    splitmix(&mut seed),
+                    splitmix(&mut seed),
+                    splitmix(&mut seed),
+                ]
+            })
+            .collect();
+        Geometry {
+            board,
+            width: w as u32,
+            len,
+            all,
+            not_first_file: all - first,
+            not_last_file: all - last,
+            rays,
+            zobrist,
+            zobrist_black_to_move: splitmix(&mut seed),
+        }
+    }
+
+    /// Squares a queen on `sq` reaches, with `occ` the occupied squares.
+    #[inline]
+    pub fn queen_attacks(&self, sq: u8, occ: Bb) -> Bb {
+        let s = sq as usize;
+        let mut out = Bb::EMPTY;
+        for d in 0..4 {
+            let ray = self.rays[d][s];
+            let block = ray & occ;
+            out |= match block.first() {
+                Some(b) => ray - self.rays[d][b as usize] - Bb::from_square(b),
+                None => ray,
+            };
+        }
+        for d in 4..8 {
+            let ray = self.rays[d][s];
+            let block = (ray & occ).0;
+            out |= if block == 0 {
+                ray
+            } else {
+                let b = 127 - block.leading_zeros() as usize;
+                ray - self.rays[d][b] - Bb(1u128 << b)
+            };
+        }
+        out
+    }
+
+    /// The set plus its eight-neighbourhood, within the board.
+    #[inline]
+    pub fn dilate(&self, b: Bb) -> Bb {
+        let row = b | Bb((b & self.not_last_file).0 << 1) | Bb((b & self.not_first_file).0 >> 1);
+        (row | Bb(row.0 << self.width) | Bb(row.0 >> self.width)) & self.all
+    }
+
+    /// The squares 8-adjacent to `sq`.
+    #[inline]
+    pub fn neighbours(&self, sq: u8) -> Bb {
+        let b = Bb::from_square(sq);
+        self.dilate(b) - b
+    }
+
+    /// Flood fill: the squares of `within` 8-connected to `seeds` (seeds included).
+    #[inline]
+    pub fn flood(&self, seeds: Bb, within: Bb) -> Bb {
+        let mut r = seeds;
+        loop {
+            let next = r | (self.dilate(r) & within);
+            if next == r {
+                return r;
+            }
+            r = next;
+        }
+    }
+
+    #[inline]
+    pub fn zobrist(&self, sq: u8, piece: usize) -> u64 {
+        self.zobrist[sq as usize][piece]
+    }
+}
