@@ -5,10 +5,10 @@
 //! Child thresholds use the 1+epsilon trick of Pawlewicz and Lew to limit thrashing.
 
 use crate::geometry::Geometry;
-use crate::pos::Pos;
+use crate::state::State;
 use crate::territory::Territory;
 use crate::tt::{Table, INF};
-use amazons_format::{Color, Move};
+use amazons_format::{Action, Color};
 use std::time::{Duration, Instant};
 
 /// Search settings.
@@ -33,7 +33,7 @@ impl Default for Options {
 }
 
 struct Kid {
-    mv: Move,
+    action: Action,
     key: u64,
     phi: u32,
     delta: u32,
@@ -74,36 +74,45 @@ impl<'g> Search<'g> {
         self.stopped
     }
 
-    /// Solves `pos`: the winner, or `None` if the node budget ran out first.
-    pub fn solve(&mut self, pos: &Pos) -> Option<Color> {
-        let key = pos.key(self.g);
-        let (phi, delta) = self.mid(pos, key, INF, INF);
+    /// Solves `st`: the winner, or `None` if the node budget ran out first.
+    pub fn solve(&mut self, st: &State) -> Option<Color> {
+        let key = st.key(self.g);
+        let (phi, delta) = self.mid(st, key, INF, INF);
         if phi == 0 {
-            Some(pos.side)
+            Some(st.side())
         } else if delta == 0 {
-            Some(pos.side.opponent())
+            Some(st.side().opponent())
         } else {
             None
         }
     }
 
-    /// The stored `(phi, delta)` of a position, if any.
-    pub fn lookup(&self, pos: &Pos) -> Option<(u32, u32, u32)> {
+    /// The stored `(phi, delta, work)` of a state, if any.
+    pub fn lookup(&self, st: &State) -> Option<(u32, u32, u32)> {
         self.tt
-            .get(pos.key(self.g))
+            .get(st.key(self.g))
             .map(|s| (s.phi, s.delta, s.work))
     }
 
     /// Static decision: terminal or outlast, from the side to move.
-    fn evaluate(&mut self, pos: &Pos) -> Option<(u32, u32)> {
+    fn evaluate(&mut self, st: &State) -> Option<(u32, u32)> {
         let g = self.g;
-        if !pos.can_move(g, pos.side) {
+        let (me, you) = (st.side(), st.side().opponent());
+        if !st.can_act(g, me) {
             return Some((INF, 0));
         }
-        if self.terr.outlast(g, pos, pos.side).is_some() {
+        if self
+            .terr
+            .outlast(g, &st.pos, me, st.spares_of(me), st.spares_of(you))
+            .is_some()
+        {
             return Some((0, INF));
         }
-        if self.terr.outlast(g, pos, pos.side.opponent()).is_some() {
+        if self
+            .terr
+            .outlast(g, &st.pos, you, st.spares_of(you), st.spares_of(me))
+            .is_some()
+        {
             return Some((INF, 0));
         }
         None
@@ -129,33 +138,41 @@ impl<'g> Search<'g> {
         }
     }
 
-    fn children(&mut self, pos: &Pos, key: u64) -> Vec<Kid> {
+    fn children(&mut self, st: &State, key: u64) -> Vec<Kid> {
         let g = self.g;
-        let piece = match pos.side {
+        let piece = match st.side() {
             Color::White => 0,
             Color::Black => 1,
         };
         let mut kids = Vec::with_capacity(128);
-        pos.for_each_move(g, |m| {
+        st.pos.for_each_move(g, |m| {
             let ck = key
                 ^ g.zobrist(m.from, piece)
                 ^ g.zobrist(m.to, piece)
                 ^ g.zobrist(m.arrow, 2)
                 ^ g.zobrist_black_to_move;
             kids.push(Kid {
-                mv: m,
+                action: Action::Board(m),
                 key: ck,
                 phi: 1,
                 delta: 1,
             });
         });
+        if st.spares_of(st.side()) > 0 {
+            kids.push(Kid {
+                action: Action::Spare,
+                key: st.play(Action::Spare).key(g),
+                phi: 1,
+                delta: 1,
+            });
+        }
         for k in kids.iter_mut() {
             if let Some(s) = self.tt.get(k.key) {
                 k.phi = s.phi;
                 k.delta = s.delta;
             } else {
-                let c = pos.play(k.mv);
-                if !c.can_move(g, c.side) {
+                let c = st.play(k.action);
+                if !c.can_act(g, c.side()) {
                     k.phi = INF;
                     k.delta = 0;
                 }
@@ -166,7 +183,7 @@ impl<'g> Search<'g> {
 
     /// The df-pn main routine: searches `pos` until its proof or disproof number reaches
     /// its threshold, and returns `(phi, delta)`.
-    pub fn mid(&mut self, pos: &Pos, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
+    pub fn mid(&mut self, st: &State, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
         self.nodes += 1;
         self.tick();
         let prior_work = match self.tt.get(key) {
@@ -177,7 +194,7 @@ impl<'g> Search<'g> {
                 s.work
             }
             None => {
-                if let Some((p, d)) = self.evaluate(pos) {
+                if let Some((p, d)) = self.evaluate(st) {
                     self.tt.put(key, p, d, 1);
                     return (p, d);
                 }
@@ -188,7 +205,7 @@ impl<'g> Search<'g> {
             }
         };
         let start_nodes = self.nodes;
-        let mut kids = self.children(pos, key);
+        let mut kids = self.children(st, key);
         loop {
             let (mut phi, mut delta2, mut best) = (INF, INF, 0usize);
             let (mut sum, mut infinite) = (0u64, false);
@@ -221,7 +238,7 @@ impl<'g> Search<'g> {
             let th_phi_c = (th_delta as u64 - others).min(INF as u64) as u32;
             let eps = delta2.saturating_add(1).max(delta2 + delta2 / 4);
             let th_delta_c = th_phi.min(eps).min(INF);
-            let child = pos.play(kids[best].mv);
+            let child = st.play(kids[best].action);
             let (p, d) = self.mid(&child, kids[best].key, th_phi_c, th_delta_c);
             kids[best].phi = p;
             kids[best].delta = d;

@@ -6,9 +6,9 @@
 //! transpositions; that memory is capped, and past the cap subtrees are written again.
 
 use crate::dfpn::Search;
-use crate::pos::Pos;
+use crate::state::State;
 use crate::tt::INF;
-use amazons_format::{Action, Color, Move, Step, Symmetry};
+use amazons_format::{Action, Color, Step, Symmetry};
 use std::collections::HashSet;
 
 /// Why a proof could not be written.
@@ -26,7 +26,7 @@ pub enum EmitError {
 pub struct Emitter<'a, 'g> {
     search: &'a mut Search<'g>,
     pub steps: Vec<Step>,
-    done: HashSet<Pos>,
+    done: HashSet<State>,
     done_cap: usize,
     /// Nodes re-searched because the table had lost them.
     pub researches: u64,
@@ -44,59 +44,65 @@ impl<'a, 'g> Emitter<'a, 'g> {
         }
     }
 
-    /// Appends the proof that `x` wins `pos`.
-    pub fn prove(&mut self, pos: &Pos, x: Color) -> Result<(), EmitError> {
+    /// Appends the proof that `x` wins `st`.
+    pub fn prove(&mut self, st: &State, x: Color) -> Result<(), EmitError> {
         let g = self.search.g;
-        if self.done.contains(pos) {
+        let y = x.opponent();
+        if self.done.contains(st) {
             self.steps.push(Step::Transposition {
                 symmetry: Symmetry::Identity,
             });
             return Ok(());
         }
-        if pos.side != x && !pos.can_move(g, pos.side) {
+        if st.side() == y && !st.can_act(g, y) {
             self.steps.push(Step::NoMove);
-        } else if let Some(moves) = self.search.terr.outlast(g, pos, x) {
+        } else if let Some(moves) =
+            self.search
+                .terr
+                .outlast(g, &st.pos, x, st.spares_of(x), st.spares_of(y))
+        {
             self.steps.push(Step::Outlast { moves });
-        } else if pos.side == x {
-            let m = self.winning_move(pos, x)?;
-            self.steps.push(Step::Choice(Action::Board(m)));
-            self.prove(&pos.play(m), x)?;
+        } else if st.side() == x {
+            let a = self.winning_action(st, x)?;
+            self.steps.push(Step::Choice(a));
+            self.prove(&st.play(a), x)?;
         } else {
             self.steps.push(Step::ReplyAll);
-            for m in pos.moves(g) {
-                self.prove(&pos.play(m), x)?;
+            for a in st.actions(g) {
+                self.prove(&st.play(a), x)?;
             }
         }
         if self.done.len() < self.done_cap {
-            self.done.insert(*pos);
+            self.done.insert(*st);
         }
         Ok(())
     }
 
-    /// A move of `x` (to move) to a position the table proves lost for the opponent,
+    /// An action of `x` (to move) to a state the table proves lost for the opponent,
     /// preferring the least work; re-searches once if none is known.
-    pub fn winning_move(&mut self, pos: &Pos, x: Color) -> Result<Move, EmitError> {
+    pub fn winning_action(&mut self, st: &State, x: Color) -> Result<Action, EmitError> {
         let g = self.search.g;
+        let y = x.opponent();
         for attempt in 0..2 {
-            let mut best: Option<(u32, Move)> = None;
-            for m in pos.moves(g) {
-                let c = pos.play(m);
-                if !c.can_move(g, c.side) {
-                    return Ok(m);
+            let mut best: Option<(u32, Action)> = None;
+            for a in st.actions(g) {
+                let c = st.play(a);
+                if !c.can_act(g, y) {
+                    return Ok(a);
                 }
                 if let Some((_, 0, work)) = self.search.lookup(&c) {
                     if best.is_none_or(|(w, _)| work < w) {
-                        best = Some((work, m));
+                        best = Some((work, a));
                     }
                 }
             }
-            if let Some((_, m)) = best {
-                return Ok(m);
+            if let Some((_, a)) = best {
+                return Ok(a);
             }
             if attempt == 0 {
                 self.researches += 1;
-                let key = pos.key(g);
-                let (phi, _) = self.search.mid(pos, key, INF, INF);
+                let key = st.key(g);
+                let (phi, _) = self.search.mid(st, key, INF, INF);
                 if self.search.stopped() {
                     return Err(EmitError::Budget);
                 }
@@ -106,15 +112,20 @@ impl<'a, 'g> Emitter<'a, 'g> {
             }
         }
         // Last resort: a child decided statically but evicted from the table.
-        for m in pos.moves(g) {
-            let c = pos.play(m);
-            if self.search.terr.outlast(g, &c, x).is_some() {
-                return Ok(m);
+        for a in st.actions(g) {
+            let c = st.play(a);
+            if self
+                .search
+                .terr
+                .outlast(g, &c.pos, x, c.spares_of(x), c.spares_of(y))
+                .is_some()
+            {
+                return Ok(a);
             }
         }
         Err(EmitError::NoProvenMove {
             winner: x,
-            grid: pos.to_position(g).grid(),
+            grid: st.to_position(g).grid(),
         })
     }
 }

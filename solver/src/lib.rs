@@ -8,6 +8,7 @@ pub mod dfpn;
 pub mod emit;
 pub mod geometry;
 pub mod pos;
+pub mod state;
 pub mod territory;
 pub mod tt;
 
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 pub use dfpn::{Options, Search};
 pub use geometry::Geometry;
 pub use pos::{perft, Pos};
+pub use state::State;
 
 /// Why a solve produced no certificate.
 #[derive(Debug, thiserror::Error)]
@@ -45,8 +47,18 @@ pub struct Solved {
 
 /// Solves `position` and writes the proof as a certificate (not yet checked).
 pub fn solve(position: &Position, opts: &Options, note: &str) -> Result<Solved, SolveError> {
+    solve_state(position, 0, opts, note)
+}
+
+/// Solves `position` with `spare` spare moves (SPEC section 2: `> 0` Black holds them).
+pub fn solve_state(
+    position: &Position,
+    spare: i32,
+    opts: &Options,
+    note: &str,
+) -> Result<Solved, SolveError> {
     let g = Geometry::new(position.board);
-    let root = Pos::from_position(position);
+    let root = State::from_position(position, spare);
     let mut search = Search::new(&g, opts);
     let t0 = Instant::now();
     let winner = search
@@ -69,7 +81,7 @@ pub fn solve(position: &Position, opts: &Options, note: &str) -> Result<Solved, 
     let certificate = Certificate {
         root: Claim {
             position: position.clone(),
-            spare: 0,
+            spare,
             winner,
         },
         steps,
@@ -90,4 +102,40 @@ pub fn solve(position: &Position, opts: &Options, note: &str) -> Result<Solved, 
         extract_time,
         researches,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// States with spare moves are solved, and their certificates (which use spare
+    /// actions in choices and replies) pass the independent checker.
+    #[test]
+    fn spare_move_states_are_solved_and_certified() {
+        let opts = Options {
+            hash_mib: 4,
+            ..Options::default()
+        };
+        for grid in ["X..|...|..O", "X.#|#..|.#O", "O..#|....|#..X"] {
+            for side in [Color::White, Color::Black] {
+                let p = Position::parse_grid(grid, side).unwrap();
+                let mut winners = Vec::new();
+                for spare in -3..=3 {
+                    let s = solve_state(&p, spare, &opts, "test").unwrap();
+                    amazons_checker::check(&s.certificate).unwrap();
+                    winners.push(s.winner);
+                }
+                // More spare moves for Black can never turn a Black win into a loss.
+                let first_black = winners.iter().position(|&w| w == Color::Black);
+                if let Some(i) = first_black {
+                    assert!(
+                        winners[i..].iter().all(|&w| w == Color::Black),
+                        "{grid} {side}: {winners:?}"
+                    );
+                }
+                assert_eq!(winners[0], Color::White, "White with 3 spares wins {grid}");
+                assert_eq!(winners[6], Color::Black, "Black with 3 spares wins {grid}");
+            }
+        }
+    }
 }

@@ -188,18 +188,32 @@ impl Territory {
         (r, m)
     }
 
-    /// If X (`x`) wins `pos` by the outlast argument (no spare moves), the X move
-    /// sequence for the certificate, cut to the length the inequality needs.
-    pub fn outlast(&mut self, g: &Geometry, pos: &Pos, x: Color) -> Option<Vec<Move>> {
+    /// If X (`x`) wins `pos` by the outlast argument, X holding `x_spare` and Y holding
+    /// `y_spare` spare moves, the X move sequence for the certificate, cut to the
+    /// length the inequality `k + x >= M + y (+1 if X to move)` needs.
+    pub fn outlast(
+        &mut self,
+        g: &Geometry,
+        pos: &Pos,
+        x: Color,
+        x_spare: u32,
+        y_spare: u32,
+    ) -> Option<Vec<Move>> {
         self.attempts += 1;
         let y = x.opponent();
         let xq = pos.queens(x);
         let empty = pos.empty(g);
-        let extra = (pos.side == x) as u32;
+        // X needs k >= M + offset board moves.
+        let offset = y_spare as i64 + (pos.side == x) as i64 - x_spare as i64;
         let r = g.flood(pos.queens(y), empty);
         let ex = empty - r;
-        // Cheap refutation: X's reachable squares outside R against a plodding line of Y.
+        // Cheap refutation: X's reachable squares outside R against a plodding line of Y
+        // (a lower bound on M).
         let x_space = g.flood(xq, ex | xq) & ex;
+        let y_can_move = (g.dilate(pos.queens(y)) & r & empty).any() as i64;
+        if (x_space.count() as i64) < y_can_move + offset {
+            return None;
+        }
         let y_plod = Self::plod_count(
             g,
             Solo {
@@ -207,8 +221,8 @@ impl Territory {
                 empties: r & empty,
                 blockers: Bb::EMPTY,
             },
-        );
-        if x_space.count() < y_plod + extra {
+        ) as i64;
+        if (x_space.count() as i64) < y_plod + offset {
             return None;
         }
         let blockers = xq & g.dilate(r);
@@ -230,11 +244,11 @@ impl Territory {
                 self.solo_line(g, s, &mut moves);
             }
         }
-        if (moves.len() as u32) < y_plod + extra {
+        if (moves.len() as i64) < y_plod + offset {
             return None;
         }
         let (_, m) = self.loser_bound(g, pos, y);
-        let need = (m + extra) as usize;
+        let need = (m as i64 + offset).max(0) as usize;
         if moves.len() >= need {
             moves.truncate(need);
             self.successes += 1;
@@ -272,8 +286,10 @@ mod tests {
         // White has a 4-square pocket, Black a 1-square pocket; White to move wins.
         let (g, p) = setup("X.##|####|O...", Color::White);
         let mut t = Territory::new();
-        let line = t.outlast(&g, &p, Color::White).expect("white outlasts");
+        let line = t
+            .outlast(&g, &p, Color::White, 0, 0)
+            .expect("white outlasts");
         assert_eq!(line.len(), 2);
-        assert!(t.outlast(&g, &p, Color::Black).is_none());
+        assert!(t.outlast(&g, &p, Color::Black, 0, 0).is_none());
     }
 }
