@@ -122,7 +122,7 @@ impl<'g> Search<'g> {
         if self.nodes >= self.max_nodes {
             self.stopped = true;
         }
-        if self.progress && self.nodes % 4096 == 0 {
+        if self.progress && self.nodes.is_multiple_of(4096) {
             let now = Instant::now();
             if now.duration_since(self.last_report) >= Duration::from_secs(1) {
                 self.last_report = now;
@@ -204,6 +204,13 @@ impl<'g> Search<'g> {
                 0
             }
         };
+        self.expand(st, key, th_phi, th_delta, prior_work)
+    }
+
+    /// Searches the children of `st` (never its static evaluation) until the node's
+    /// proof or disproof number reaches its threshold. Used by `mid`, and by proof
+    /// extraction to open a node that the evaluation decided without a move.
+    pub fn expand(&mut self, st: &State, key: u64, th_phi: u32, th_delta: u32, prior_work: u32) -> (u32, u32) {
         let start_nodes = self.nodes;
         let mut kids = self.children(st, key);
         loop {

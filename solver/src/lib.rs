@@ -9,6 +9,7 @@ pub mod emit;
 pub mod geometry;
 pub mod pos;
 pub mod state;
+pub mod sum;
 pub mod territory;
 pub mod tt;
 
@@ -43,6 +44,9 @@ pub struct Solved {
     pub search_time: Duration,
     pub extract_time: Duration,
     pub researches: u64,
+    /// Sum steps written, and sum attempts that did not add up.
+    pub sums: u64,
+    pub sum_failures: u64,
 }
 
 /// Solves `position` and writes the proof as a certificate (not yet checked).
@@ -72,6 +76,7 @@ pub fn solve_state(
     emitter.prove(&root, winner)?;
     let steps = std::mem::take(&mut emitter.steps);
     let researches = emitter.researches;
+    let (sums, sum_failures) = (emitter.sums, emitter.sum_failures);
     let first_move = match steps.first() {
         Some(amazons_format::Step::Choice(amazons_format::Action::Board(m))) => Some(*m),
         _ => None,
@@ -101,6 +106,8 @@ pub fn solve_state(
         search_time,
         extract_time,
         researches,
+        sums,
+        sum_failures,
     })
 }
 

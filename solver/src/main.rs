@@ -406,10 +406,12 @@ fn solve(
     }
     let total = solved.search_time + solved.extract_time;
     println!(
-        "nodes: {} search + {} extraction ({} re-searches), {:.0} nodes/s",
+        "nodes: {} search + {} extraction ({} re-searches, {} sum steps, {} sums not adding up), {:.0} nodes/s",
         solved.search_nodes,
         solved.total_nodes - solved.search_nodes,
         solved.researches,
+        solved.sums,
+        solved.sum_failures,
         solved.total_nodes as f64 / total.as_secs_f64().max(1e-9)
     );
     println!(

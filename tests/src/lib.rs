@@ -1,1 +1,1 @@
-//! placeholder
+//! Cross-crate integration tests of the Amazons workspace; the tests live in `tests/integration/` and their data in `data/`.

@@ -1,0 +1,393 @@
+//! Command-line tests of `amazons` (perft, solve, check, show, bad input) and of `amazons-check` beside it.
+
+use amazons_checker::rules;
+use amazons_format::{Color, Position};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+/// The result of one run.
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn last_line(&self) -> &str {
+        self.stdout.lines().last().unwrap_or("")
+    }
+}
+
+fn run_exe(exe: &Path, args: &[&str]) -> Out {
+    let out = Command::new(exe)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn amazons(args: &[&str]) -> Out {
+    run_exe(Path::new(env!("CARGO_BIN_EXE_amazons")), args)
+}
+
+/// Asserts a successful run and returns it.
+fn ok(args: &[&str]) -> Out {
+    let out = amazons(args);
+    assert_eq!(out.code, 0, "amazons {args:?} failed: {out:?}");
+    out
+}
+
+/// `amazons-check`, from the same directory as `amazons`, if it is there and at least as new
+/// as the checker's and the format crate's sources. Cargo builds it only when the whole
+/// workspace (or the checker package with its binaries) is built, not for
+/// `cargo test -p amazons-solver`, so a missing or stale binary is skipped with a note
+/// (`amazons check` runs the same checker code and is always tested).
+fn amazons_check_exe() -> Option<PathBuf> {
+    let exe = Path::new(env!("CARGO_BIN_EXE_amazons"))
+        .with_file_name(format!("amazons-check{}", std::env::consts::EXE_SUFFIX));
+    let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut newest = SystemTime::UNIX_EPOCH;
+    for dir in ["checker/src", "format/src"] {
+        newest_mtime(&root.join(dir), &mut newest);
+    }
+    for file in ["checker/Cargo.toml", "format/Cargo.toml", "format/SPEC.md"] {
+        if let Ok(t) = std::fs::metadata(root.join(file)).and_then(|m| m.modified()) {
+            newest = newest.max(t);
+        }
+    }
+    match built {
+        Some(t) if t >= newest => Some(exe),
+        Some(_) => {
+            eprintln!(
+                "note: {} is older than the checker sources; skipped",
+                exe.display()
+            );
+            None
+        }
+        None => {
+            eprintln!("note: {} was not built; skipped", exe.display());
+            None
+        }
+    }
+}
+
+fn newest_mtime(dir: &Path, newest: &mut SystemTime) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            newest_mtime(&path, newest);
+        } else if let Ok(t) = entry.metadata().and_then(|m| m.modified()) {
+            *newest = (*newest).max(t);
+        }
+    }
+}
+
+/// A fresh, empty temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!(
+            "amazons-cli-{name}-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temporary directory");
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+/// Asserts a bad-input failure: exit code 2, one clear `error:` line on stderr, no panic.
+fn assert_usage_error(args: &[&str]) -> String {
+    let out = amazons(args);
+    assert_eq!(out.code, 2, "amazons {args:?}: expected exit 2: {out:?}");
+    let lines: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "amazons {args:?}: stderr {:?}", out.stderr);
+    assert!(
+        lines[0].starts_with("error:"),
+        "amazons {args:?}: {:?}",
+        lines[0]
+    );
+    assert!(
+        !out.stderr.contains("panicked") && !out.stderr.contains("RUST_BACKTRACE"),
+        "amazons {args:?} panicked: {}",
+        out.stderr
+    );
+    lines[0].to_string()
+}
+
+// ---- perft ----
+
+#[test]
+fn perft_5x6_depth_1_is_410() {
+    assert_eq!(ok(&["perft", "5x6", "1"]).last_line(), "410");
+}
+
+#[test]
+fn perft_after_a_move_is_157() {
+    let out = ok(&["perft", "5x6", "1", "--moves", "b1-b4xd4"]);
+    assert_eq!(out.last_line(), "157");
+}
+
+#[test]
+fn perft_from_a_grid_agrees_with_the_checker_rules() {
+    for (side, flag) in [(Color::White, "white"), (Color::Black, "black")] {
+        let out = ok(&["perft", "--position", ".X.|...|O#.", "--to-move", flag, "1"]);
+        let p = Position::parse_grid(".X.|...|O#.", side).expect("grid");
+        let expected = rules::legal_moves(&p).len();
+        assert!(expected > 0);
+        assert_eq!(out.last_line(), expected.to_string(), "{side} to move");
+    }
+    // The default side to move is White.
+    let out = ok(&["perft", "--position", ".X.|...|O#.", "1"]);
+    let p = Position::parse_grid(".X.|...|O#.", Color::White).expect("grid");
+    assert_eq!(out.last_line(), rules::legal_moves(&p).len().to_string());
+}
+
+// ---- solve and check ----
+
+#[test]
+fn solve_4x4_writes_a_certificate_that_checks() {
+    let dir = TempDir::new("solve4x4");
+    let cert = dir.path("x.cert");
+    let out = ok(&["solve", "4x4", "-q", "-o", s(&cert)]);
+    assert_eq!(out.last_line(), "result: Black wins", "{}", out.stdout);
+    assert!(cert.is_file(), "no certificate written");
+    // No temporary file is left beside it.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n != "x.cert")
+        .collect();
+    assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+
+    let out = ok(&["check", s(&cert)]);
+    assert!(
+        out.last_line().starts_with("verified: Black wins"),
+        "{}",
+        out.stdout
+    );
+    // A directory is searched for *.cert files.
+    let out = ok(&["check", s(&dir.0)]);
+    assert!(out.last_line().starts_with("verified: Black wins"));
+
+    if let Some(exe) = amazons_check_exe() {
+        let out = run_exe(&exe, &[s(&cert)]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            out.last_line().starts_with("verified: Black wins"),
+            "{out:?}"
+        );
+        let out = run_exe(&exe, &[]);
+        assert_eq!(out.code, 2, "no arguments: {out:?}");
+    }
+}
+
+/// Runs `amazons check` (and `amazons-check` when available) on `file`, expecting `code`
+/// and no panic.
+fn assert_check_exit(file: &Path, code: i32) {
+    let mut runs = vec![("amazons check", amazons(&["check", s(file)]))];
+    if let Some(exe) = amazons_check_exe() {
+        runs.push(("amazons-check", run_exe(&exe, &[s(file)])));
+    }
+    for (name, out) in runs {
+        assert_eq!(out.code, code, "{name} {}: {out:?}", file.display());
+        assert!(!out.stderr.contains("panicked"), "{name}: {}", out.stderr);
+        assert!(!out.stderr.trim().is_empty(), "{name}: no error message");
+        assert!(!out.stdout.contains("verified:"), "{name}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn tampered_truncated_and_missing_certificates_fail_with_the_right_exit_code() {
+    let dir = TempDir::new("tamper");
+    let cert = dir.path("x.cert");
+    ok(&["solve", "4x4", "-q", "--hash", "16", "-o", s(&cert)]);
+    let bytes = std::fs::read(&cert).expect("read certificate");
+
+    // A wrong proof with a valid file layout: the root winner flipped, re-encoded.
+    let mut wrong = amazons_format::decode(&bytes).expect("decode");
+    wrong.root.winner = wrong.root.winner.opponent();
+    let tampered = dir.path("tampered.cert");
+    std::fs::write(&tampered, amazons_format::encode(&wrong).expect("encode")).expect("write");
+    assert_check_exit(&tampered, 1);
+
+    // A flipped body byte breaks the hash: the file is unreadable.
+    let mut flipped = bytes.clone();
+    let mid = 52 + (bytes.len() - 60) / 2;
+    flipped[mid] ^= 0x20;
+    let flipped_path = dir.path("flipped.cert");
+    std::fs::write(&flipped_path, flipped).expect("write");
+    assert_check_exit(&flipped_path, 2);
+
+    let truncated = dir.path("truncated.cert");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 1]).expect("write");
+    assert_check_exit(&truncated, 2);
+
+    assert_check_exit(&dir.path("missing.cert"), 2);
+
+    // Unreadable takes precedence over wrong when both occur.
+    let out = amazons(&["check", s(&tampered), s(&truncated), s(&cert)]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let out = amazons(&["check", s(&tampered), s(&cert)]);
+    assert_eq!(out.code, 1, "{out:?}");
+}
+
+/// Reads the first `n` positions of an MCGS test file: `(grid, black_wins_moving_first)`.
+fn mcgs_black_outcomes(n: usize) -> Vec<(String, bool)> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/testdata/mcgs/amazons_3x4.test");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("missing MCGS test data {}: {e}", path.display()));
+    text.lines()
+        .filter_map(|line| {
+            let (grid, rest) = line.split_once('{')?;
+            let grid = grid.trim();
+            if !grid.contains('|') {
+                return None;
+            }
+            let black_wins = if rest.contains("B win") {
+                true
+            } else if rest.contains("B loss") {
+                false
+            } else {
+                panic!("no Black outcome in {line:?}")
+            };
+            Some((grid.to_string(), black_wins))
+        })
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn solve_an_mcgs_position_with_black_to_move() {
+    let dir = TempDir::new("mcgs");
+    let cases = mcgs_black_outcomes(6);
+    assert_eq!(cases.len(), 6, "MCGS file too short");
+    for (i, (grid, black_wins)) in cases.iter().enumerate() {
+        let cert = dir.path(&format!("p{i}.cert"));
+        let out = ok(&[
+            "solve",
+            "--position",
+            grid,
+            "--to-move",
+            "black",
+            "--hash",
+            "16",
+            "-q",
+            "-o",
+            s(&cert),
+        ]);
+        let winner = if *black_wins { "Black" } else { "White" };
+        assert_eq!(
+            out.last_line(),
+            format!("result: {winner} wins"),
+            "{grid} Black to move: {}",
+            out.stdout
+        );
+        let out = ok(&["check", s(&cert)]);
+        assert!(
+            out.last_line()
+                .starts_with(&format!("verified: {winner} wins")),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+// ---- show ----
+
+#[test]
+fn show_draws_coordinates() {
+    let out = ok(&["show", "4x4"]);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["a", "b", "c", "d"]),
+        "no file letters: {}",
+        out.stdout
+    );
+    for rank in 1..=4 {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.split_whitespace().next() == Some(&rank.to_string())
+                    && l.split_whitespace().count() == 5),
+            "no rank {rank} row: {}",
+            out.stdout
+        );
+    }
+    let start = Position::start("4x4").expect("4x4 start");
+    assert!(
+        lines.contains(&format!("grid: {}", start.grid()).as_str()),
+        "{}",
+        out.stdout
+    );
+}
+
+// ---- bad input ----
+
+#[test]
+fn bad_inputs_exit_2_with_one_error_line() {
+    let m = assert_usage_error(&["perft", "7y3", "1"]);
+    assert!(m.contains("7y3"), "{m}");
+    let m = assert_usage_error(&["perft", "11x11", "1"]);
+    assert!(m.contains("11x11") || m.contains("10x10"), "{m}");
+    let m = assert_usage_error(&["perft", "--position", "..|...", "1"]);
+    assert!(m.contains("ragged"), "{m}");
+    let m = assert_usage_error(&["perft", "--position", ".Z.|...", "1"]);
+    assert!(m.contains('Z'), "{m}");
+    let m = assert_usage_error(&["perft", "4x4", "1", "--moves", "a1-a2xa3"]);
+    assert!(m.contains("a1-a2xa3"), "{m}");
+    let m = assert_usage_error(&["perft", "4x4", "abc"]);
+    assert!(m.contains("abc"), "{m}");
+    assert_usage_error(&["perft", "4x4", "1", "--moves", "b1-b2"]);
+    assert_usage_error(&[
+        "perft",
+        "--position",
+        ".X.|...|O#.",
+        "--to-move",
+        "red",
+        "1",
+    ]);
+    assert_usage_error(&["solve", "7y3"]);
+    assert_usage_error(&["show", "3x3"]);
+    assert_usage_error(&["show"]);
+    assert_usage_error(&["show", "4x4", "--position", "..|.."]);
+}

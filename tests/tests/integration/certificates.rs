@@ -1,0 +1,142 @@
+//! The committed certificates under `certificates/`: each one checks, and its blake3 body hash matches `certificates/index.md`.
+
+use crate::common::{committed_certificates, workspace_root};
+use amazons_format::{file::verified_body, hash_body, Color, Position};
+use std::collections::BTreeMap;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file name (e.g. `4x4.cert`) and hash (hex, possibly abbreviated to at least 16
+/// digits) of every index table row that names both.
+fn index_entries(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines().filter(|l| l.trim_start().starts_with('|')) {
+        let tokens: Vec<&str> = line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "._-/".contains(c)))
+            .filter(|t| !t.is_empty())
+            .collect();
+        let file = tokens.iter().find(|t| t.ends_with(".cert"));
+        let is_hex = |t: &&&str| t.chars().all(|c| c.is_ascii_hexdigit());
+        let hash = tokens
+            .iter()
+            .find(|t| t.len() == 64 && is_hex(t))
+            .or_else(|| {
+                tokens
+                    .iter()
+                    .find(|t| (16..64).contains(&t.len()) && is_hex(t))
+            });
+        if let (Some(file), Some(hash)) = (file, hash) {
+            let name = file.rsplit('/').next().unwrap_or(file).to_string();
+            out.insert(name, hash.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+#[test]
+fn committed_certificates_check() {
+    let files = committed_certificates();
+    if files.is_empty() {
+        eprintln!("note: no committed certificates under certificates/");
+    }
+    for path in &files {
+        let bytes =
+            std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let report = amazons_checker::check_bytes(&bytes)
+            .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
+        let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
+        assert_eq!(report.steps, cert.steps.len());
+        assert_eq!(cert.root.spare, 0, "{}: whole-board claim", path.display());
+        // A certificate named after a board proves that board's start, White to move.
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if let Ok(start) = Position::start(stem) {
+            assert_eq!(cert.root.position, start, "{}", path.display());
+            assert_eq!(start.to_move, Color::White);
+        }
+        if stem == "4x4" {
+            assert_eq!(cert.root.winner, Color::Black, "4x4 is a second-player win");
+        }
+    }
+}
+
+#[test]
+fn committed_certificates_match_the_index() {
+    let files = committed_certificates();
+    let index_path = workspace_root().join("certificates/index.md");
+    let Ok(index) = std::fs::read_to_string(&index_path) else {
+        assert!(
+            files.is_empty(),
+            "certificates exist but certificates/index.md does not"
+        );
+        eprintln!("note: no certificates/index.md");
+        return;
+    };
+    let entries = index_entries(&index);
+    if entries.is_empty() {
+        eprintln!(
+            "note: certificates/index.md has no table row naming a .cert file and its hash; \
+             only the certificates themselves were checked"
+        );
+        return;
+    }
+    let dir = workspace_root().join("certificates");
+    for name in entries.keys() {
+        assert!(
+            files
+                .iter()
+                .any(|p| p.file_name().and_then(|n| n.to_str()) == Some(name)),
+            "index lists {name}, which is not under {}",
+            dir.display()
+        );
+    }
+    for path in &files {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("file name");
+        let listed = entries
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not listed in certificates/index.md"));
+        let bytes = std::fs::read(path).expect("read certificate");
+        let body = verified_body(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let actual = hex(&hash_body(body));
+        assert!(
+            actual.starts_with(listed.as_str()),
+            "{name}: blake3 body hash {actual}, index says {listed}"
+        );
+        // When the index has a claim column, the row states the certificate's root claim.
+        if index
+            .lines()
+            .any(|l| l.starts_with('|') && l.contains("claim"))
+        {
+            let claim = amazons_format::decode(&bytes)
+                .expect("hash verified")
+                .root
+                .describe();
+            let row = index
+                .lines()
+                .find(|l| l.starts_with('|') && l.contains(name) && l.contains(listed.as_str()))
+                .expect("the row that gave the hash");
+            assert!(
+                row.contains(&format!("| {claim} |")),
+                "{name}: index row does not state {claim:?}: {row}"
+            );
+        }
+    }
+}
+
+#[test]
+fn index_rows_are_parsed() {
+    let text = "| board | file | blake3 |\n|---|---|---|\n| 4x4 | [4x4.cert](4x4.cert) | `0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef` |\n";
+    let entries = index_entries(text);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(
+        entries.get("4x4.cert").map(String::as_str),
+        Some("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+    );
+}

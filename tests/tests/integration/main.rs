@@ -1,0 +1,8 @@
+//! The single integration-test binary of the workspace: one module per topic.
+
+mod certificates;
+mod common;
+mod mcgs;
+mod movegen_agreement;
+mod perft;
+mod tamper;
