@@ -139,8 +139,16 @@ impl Symmetry {
     /// The position with every cell moved by this symmetry (same side to move).
     pub fn apply(self, position: &Position) -> Position {
         let mut out = position.clone();
+        if !position.is_valid() {
+            return out;
+        }
         for (sq, &cell) in position.cells.iter().enumerate() {
-            out.cells[self.map(position.board, sq as Square) as usize] = cell;
+            if let Some(target) = out
+                .cells
+                .get_mut(self.map(position.board, sq as Square) as usize)
+            {
+                *target = cell;
+            }
         }
         out
     }

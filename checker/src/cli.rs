@@ -1,0 +1,90 @@
+//! The command-line front end shared by `amazons-check` and the solver's `amazons check`.
+
+use crate::proof::{check_bytes, CheckFileError};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Checks every file named in `paths` (directories are searched recursively for `*.cert`
+/// files) and returns the exit code: 0 when every certificate verifies, 1 when some
+/// certificate is wrong, 2 when some input is unreadable (which takes precedence).
+/// Verified claims go to stdout (one `verified: <claim>` line per file, after its `ok` line),
+/// errors to stderr.
+pub fn run(paths: &[PathBuf]) -> i32 {
+    let (mut unreadable, mut wrong) = (false, false);
+    if paths.is_empty() {
+        eprintln!("no certificate files given");
+        return 2;
+    }
+    for path in paths {
+        let files = match expand(path) {
+            Ok(files) => files,
+            Err(message) => {
+                eprintln!("{}: unreadable: {message}", path.display());
+                unreadable = true;
+                continue;
+            }
+        };
+        for file in files {
+            let start = Instant::now();
+            let result = std::fs::read(&file)
+                .map_err(|e| e.to_string())
+                .map(|bytes| check_bytes(&bytes));
+            let ms = start.elapsed().as_millis();
+            match result {
+                Ok(Ok(report)) => {
+                    println!("{}: ok ({} steps, {ms} ms)", file.display(), report.steps);
+                    println!("verified: {}", report.claim);
+                }
+                Ok(Err(CheckFileError::Wrong(e))) => {
+                    eprint!("{}: WRONG certificate\n{e}", file.display());
+                    wrong = true;
+                }
+                Ok(Err(CheckFileError::Unreadable(e))) => {
+                    eprintln!("{}: unreadable: {e}", file.display());
+                    unreadable = true;
+                }
+                Err(e) => {
+                    eprintln!("{}: unreadable: {e}", file.display());
+                    unreadable = true;
+                }
+            }
+        }
+    }
+    if unreadable {
+        2
+    } else if wrong {
+        1
+    } else {
+        0
+    }
+}
+
+/// The files a path stands for: itself, or the `.cert` files under a directory (sorted).
+fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files = Vec::new();
+    walk(path, &mut files).map_err(|e| e.to_string())?;
+    if files.is_empty() {
+        return Err("no .cert files in this directory".to_string());
+    }
+    Ok(files)
+}
+
+/// Collects `*.cert` files under `dir`, recursively (symbolic links to directories are not
+/// followed, so a link cycle cannot loop).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for entry in entries {
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|ext| ext == "cert") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

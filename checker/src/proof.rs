@@ -1,0 +1,537 @@
+//! The proof checker: walks a certificate's steps in preorder and applies the rules of SPEC.md section 5.
+//!
+//! Every child claim is computed here from the current claim and its step; the certificate
+//! only chooses which rule applies. Section numbers below refer to `format/SPEC.md`.
+
+use crate::rules;
+use amazons_format::{
+    Action, Board, Cell, Certificate, Claim, Color, FileError, LocalClaim, Move, Position, Step,
+    Symmetry, MAX_SPARE, ONE_PLAYER_EXACT_LIMIT,
+};
+use std::collections::HashSet;
+use std::fmt;
+
+/// Nesting deeper than this (the root is at depth 0) is rejected (SPEC 4).
+pub const MAX_DEPTH: usize = 1000;
+
+/// Stack size of the checking thread: enough for [`MAX_DEPTH`] levels of recursion.
+const STACK_BYTES: usize = 256 << 20;
+
+/// What a successful check established.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The root claim in words (`Claim::describe`).
+    pub claim: String,
+    /// Number of steps in the certificate (all of them were used).
+    pub steps: usize,
+    /// Number of distinct claims proven along the way.
+    pub proven_claims: usize,
+}
+
+/// Why a step does not prove its claim.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    #[error("Choice: {to_move} is to move but is not the claimed winner (Choice is for the winner's turn)")]
+    ChoiceWrongSide { to_move: Color },
+    #[error(
+        "{step}: {to_move} is to move but is the claimed winner ({step} is for the loser's turn)"
+    )]
+    NotLoserToMove { step: &'static str, to_move: Color },
+    #[error("Choice: illegal action {action}")]
+    IllegalAction { action: String },
+    #[error("ReplyAll: the loser has no action here (that is a NoMove)")]
+    ReplyAllNoAction,
+    #[error("NoMove: the loser still has an action, e.g. {action}")]
+    NoMoveHasAction { action: String },
+    #[error("Outlast: move {index} ({mv}) is not a legal move of the winner on the blocked board")]
+    OutlastIllegalMove { index: usize, mv: String },
+    #[error(
+        "Outlast: move {index} ({mv}) moves a blocker without shooting back onto its own square"
+    )]
+    BlockerNoShootBack { index: usize, mv: String },
+    #[error("Outlast: k + x = {k} + {x} < M + y{} = {m} + {y}{}", plus(*.winner_to_move), plus(*.winner_to_move))]
+    OutlastShort {
+        k: usize,
+        x: i32,
+        m: u64,
+        y: i32,
+        winner_to_move: bool,
+    },
+    #[error("Sum: {got} parts given but the position has {expected} live components")]
+    SumPartCount { expected: usize, got: usize },
+    #[error("Sum: part {part} has bound {bound}, outside -{MAX_SPARE}..={MAX_SPARE}")]
+    BoundOutOfRange { part: usize, bound: i32 },
+    #[error("Sum: does not add up: s = sum of bounds + x - y = {s}, needs s >= 1, or s = 0 with the loser to move or a strict part")]
+    SumShort { s: i64 },
+    #[error("Transposition: symmetry {symmetry:?} does not fit the {board} board")]
+    SymmetryDoesNotFit { symmetry: Symmetry, board: Board },
+    #[error("Transposition: the claim mapped by {symmetry:?} has not been proven earlier in checking order")]
+    TranspositionNotProven { symmetry: Symmetry },
+    #[error("ran out of steps: the certificate ends before this claim is proven")]
+    OutOfSteps,
+    #[error("{count} trailing step(s) after the root claim is proven")]
+    TrailingSteps { count: usize },
+    #[error("proof too deep: more than {MAX_DEPTH} levels of nesting")]
+    TooDeep,
+    #[error("spare {spare} is outside -{MAX_SPARE}..={MAX_SPARE}")]
+    SpareOutOfRange { spare: i32 },
+    #[error("the root position is invalid (bad board size or cell count)")]
+    InvalidRoot,
+}
+
+fn plus(winner_to_move: bool) -> &'static str {
+    if winner_to_move {
+        " + 1"
+    } else {
+        ""
+    }
+}
+
+/// A rejected certificate: the rule that failed, where, and the claim there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckError {
+    pub failure: Failure,
+    /// Index of the step at fault (`steps.len()` when the steps ran out).
+    pub step: usize,
+    /// Actions from the root to the failing claim, with `[part i, bound a]` entries where a
+    /// sum step entered a local certificate.
+    pub path: Vec<String>,
+    /// The failing claim's position, spare and winner.
+    pub position: Position,
+    pub spare: i32,
+    pub winner: Color,
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "step {}: {}", self.step, self.failure)?;
+        let path = if self.path.is_empty() {
+            "(root)".to_string()
+        } else {
+            self.path.join(" ")
+        };
+        writeln!(f, "path: {path}")?;
+        let spare = match self.spare {
+            0 => "no spare moves".to_string(),
+            s if s > 0 => format!("Black holding {s} spare move(s)"),
+            s => format!("White holding {} spare move(s)", s.unsigned_abs()),
+        };
+        writeln!(f, "claim: {} wins, {spare}", self.winner)?;
+        if self.position.is_valid() {
+            write!(f, "{}", self.position.render())
+        } else {
+            writeln!(f, "(invalid position)")
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Why a certificate file was not accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckFileError {
+    /// The file is not a well-formed certificate (SPEC 3).
+    #[error("unreadable certificate: {0}")]
+    Unreadable(#[from] FileError),
+    /// The file is well-formed but its proof is wrong.
+    #[error("wrong certificate: {0}")]
+    Wrong(#[from] CheckError),
+}
+
+/// Decodes and checks a certificate file.
+pub fn check_bytes(bytes: &[u8]) -> Result<Report, CheckFileError> {
+    let cert = amazons_format::decode(bytes)?;
+    Ok(check(&cert)?)
+}
+
+/// Checks a certificate: its steps must prove the root claim exactly (SPEC 4 and 5).
+pub fn check(cert: &Certificate) -> Result<Report, CheckError> {
+    // The recursion is capped at MAX_DEPTH levels; run it on a thread with room for them.
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || check_here(cert))
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => check_here(cert),
+        }
+    })
+}
+
+fn check_here(cert: &Certificate) -> Result<Report, CheckError> {
+    let mut checker = Checker {
+        steps: &cert.steps,
+        next: 0,
+        proven: HashSet::new(),
+        path: Vec::new(),
+        exact: rules::OnePlayer::new(cert.root.position.board),
+    };
+    if !cert.root.position.is_valid() {
+        return Err(checker.fail(Failure::InvalidRoot, 0, &cert.root));
+    }
+    checker.prove(cert.root.clone(), 0)?;
+    if checker.next < cert.steps.len() {
+        let count = cert.steps.len() - checker.next;
+        return Err(checker.fail(Failure::TrailingSteps { count }, checker.next, &cert.root));
+    }
+    Ok(Report {
+        claim: cert.root.describe(),
+        steps: cert.steps.len(),
+        proven_claims: checker.proven.len(),
+    })
+}
+
+/// A child of a step: an action of the side to move (its claim is made when it is visited,
+/// so that a wide `ReplyAll` does not hold all its child positions at once), or a local
+/// claim of a sum.
+enum Child {
+    Action(Action),
+    Local { entry: Entry, claim: Claim },
+}
+
+/// One entry of the path from the root, rendered only when a check fails.
+#[derive(Clone, Copy)]
+enum Entry {
+    Action(Action),
+    Part {
+        part: usize,
+        strict: bool,
+        bound: i32,
+    },
+}
+
+struct Checker<'a> {
+    steps: &'a [Step],
+    /// Index of the next unread step.
+    next: usize,
+    /// Claims whose whole subtree has been checked (SPEC 4).
+    proven: HashSet<Claim>,
+    /// Path from the root to the current claim, for error messages.
+    path: Vec<Entry>,
+    /// The one-player search, whose memo is kept for the whole check (SPEC 5.4).
+    exact: rules::OnePlayer,
+}
+
+impl Checker<'_> {
+    fn fail(&self, failure: Failure, step: usize, claim: &Claim) -> CheckError {
+        let board = claim.position.board;
+        let path = self.path.iter().map(|entry| match *entry {
+            Entry::Action(a) => action_text(board, a),
+            Entry::Part {
+                part,
+                strict,
+                bound,
+            } => {
+                let strict = if strict { " strict" } else { "" };
+                format!("[part {part}{strict}, bound {bound}]")
+            }
+        });
+        CheckError {
+            failure,
+            step,
+            path: path.collect(),
+            position: claim.position.clone(),
+            spare: claim.spare,
+            winner: claim.winner,
+        }
+    }
+
+    /// Proves `claim` with the next step and then its children, recursively (SPEC 4).
+    fn prove(&mut self, claim: Claim, depth: usize) -> Result<(), CheckError> {
+        let here = self.next;
+        if depth > MAX_DEPTH {
+            return Err(self.fail(Failure::TooDeep, here, &claim));
+        }
+        if claim.spare.unsigned_abs() > MAX_SPARE.unsigned_abs() {
+            let failure = Failure::SpareOutOfRange { spare: claim.spare };
+            return Err(self.fail(failure, here, &claim));
+        }
+        let Some(step) = self.steps.get(here) else {
+            return Err(self.fail(Failure::OutOfSteps, here, &claim));
+        };
+        self.next += 1;
+        let children = self
+            .children(step, &claim)
+            .map_err(|failure| self.fail(failure, here, &claim))?;
+        for child in children {
+            let (entry, child) = match child {
+                Child::Action(a) => (Entry::Action(a), after(&claim, a)),
+                Child::Local { entry, claim } => (entry, claim),
+            };
+            self.path.push(entry);
+            self.prove(child, depth + 1)?;
+            self.path.pop();
+        }
+        self.proven.insert(claim);
+        Ok(())
+    }
+
+    /// Checks the step's own condition and returns the children it leaves to prove.
+    fn children(&mut self, step: &Step, claim: &Claim) -> Result<Vec<Child>, Failure> {
+        let pos = &claim.position;
+        let x_color = claim.winner;
+        match step {
+            // 5.1 Choice: X to move wins if one of its actions leads to a state X wins; the
+            // action must be legal for X here, and the child is computed from it.
+            Step::Choice(action) => {
+                if pos.to_move != x_color {
+                    return Err(Failure::ChoiceWrongSide {
+                        to_move: pos.to_move,
+                    });
+                }
+                let legal = match *action {
+                    Action::Board(m) => rules::is_legal(pos, m),
+                    Action::Spare => claim.spares_of(x_color) >= 1,
+                };
+                if !legal {
+                    let action = action_text(pos.board, *action);
+                    return Err(Failure::IllegalAction { action });
+                }
+                Ok(vec![Child::Action(*action)])
+            }
+            // 5.2 Reply-all: Y to move loses if every action of Y leads to a state X wins; the
+            // action list comes from our own generator, so no reply can be left out.
+            Step::ReplyAll => {
+                let actions = self.loser_actions(claim, "ReplyAll")?;
+                if actions.is_empty() {
+                    return Err(Failure::ReplyAllNoAction);
+                }
+                Ok(actions.into_iter().map(Child::Action).collect())
+            }
+            // 5.3 No move: under normal play the player to move without an action loses.
+            Step::NoMove => match self.loser_actions(claim, "NoMove")?.first() {
+                None => Ok(Vec::new()),
+                Some(&a) => Err(Failure::NoMoveHasAction {
+                    action: action_text(pos.board, a),
+                }),
+            },
+            Step::Outlast { moves } => {
+                self.outlast(claim, moves)?;
+                Ok(Vec::new())
+            }
+            Step::Sum { parts } => sum(claim, parts),
+            // 5.6 Transposition: a board symmetry maps legal moves to legal moves, so it keeps
+            // the winner; a claim is in `proven` only once its whole subtree is checked, so an
+            // ancestor (or the claim itself) can never be cited and citations are acyclic.
+            Step::Transposition { symmetry } => {
+                if !symmetry.fits(pos.board) {
+                    return Err(Failure::SymmetryDoesNotFit {
+                        symmetry: *symmetry,
+                        board: pos.board,
+                    });
+                }
+                let cited = Claim {
+                    position: symmetry.apply(pos),
+                    spare: claim.spare,
+                    winner: claim.winner,
+                };
+                if !self.proven.contains(&cited) {
+                    return Err(Failure::TranspositionNotProven {
+                        symmetry: *symmetry,
+                    });
+                }
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    /// Y's actions in canonical order (SPEC 2), after checking that Y is to move.
+    fn loser_actions(&self, claim: &Claim, step: &'static str) -> Result<Vec<Action>, Failure> {
+        let to_move = claim.position.to_move;
+        if to_move == claim.winner {
+            return Err(Failure::NotLoserToMove { step, to_move });
+        }
+        let mut actions: Vec<Action> = rules::legal_moves(&claim.position)
+            .into_iter()
+            .map(Action::Board)
+            .collect();
+        if claim.spares_of(to_move) >= 1 {
+            actions.push(Action::Spare);
+        }
+        Ok(actions)
+    }
+
+    /// 5.4 Outlast. Sound (SPEC 5.4): the squares around `R` are arrows or X queens (an empty
+    /// one would be in `R`); a blocker's first move shoots back onto its own square, so the
+    /// wall never opens and Y stays inside `R` while X's moves stay outside it. X's sequence
+    /// therefore stays legal whatever Y does, X has at least `k + x` actions and Y at most
+    /// `M + y` (exact one-player maxima, or one move per empty square), and the player to move
+    /// runs out first under the stated inequality.
+    fn outlast(&mut self, claim: &Claim, moves: &[Move]) -> Result<(), Failure> {
+        let pos = &claim.position;
+        let (x_color, y_color) = (claim.winner, claim.winner.opponent());
+        let in_r = rules::region(pos, y_color);
+        let mut blocked = pos.cells.clone();
+        let mut blocker = vec![false; blocked.len()];
+        for sq in 0..blocked.len() {
+            if in_r[sq] {
+                blocked[sq] = Cell::Arrow;
+            } else if pos.cells[sq] == Cell::queen(x_color) {
+                blocker[sq] = rules::neighbours(pos.board, sq).any(|n| in_r[n]);
+            }
+        }
+        for (index, &m) in moves.iter().enumerate() {
+            let from = m.from as usize;
+            if blocker.get(from) == Some(&true) && m.arrow != m.from {
+                let mv = move_text(pos.board, m);
+                return Err(Failure::BlockerNoShootBack { index, mv });
+            }
+            if !rules::play_alone(pos.board, &mut blocked, x_color, m) {
+                let mv = move_text(pos.board, m);
+                return Err(Failure::OutlastIllegalMove { index, mv });
+            }
+            blocker[from] = false;
+        }
+        let (k, x, y) = (
+            moves.len(),
+            claim.spares_of(x_color),
+            claim.spares_of(y_color),
+        );
+        let winner_to_move = pos.to_move == x_color;
+        let enough = |m: u64| k as u64 + x as u64 >= m + y as u64 + u64::from(winner_to_move);
+        let comps = rules::components(pos.board, &in_r);
+        let empties = |comp: &[usize]| {
+            comp.iter()
+                .filter(|&&sq| pos.cells[sq] == Cell::Empty)
+                .count()
+        };
+        // One move per empty square bounds every exact maximum: if that already suffices,
+        // the exact search cannot change the outcome.
+        if enough(comps.iter().map(|c| empties(c) as u64).sum()) {
+            return Ok(());
+        }
+        let mut m_bound: u64 = 0;
+        for comp in &comps {
+            let e = empties(comp);
+            m_bound += if e <= ONE_PLAYER_EXACT_LIMIT {
+                u64::from(self.exact.max(&rules::restrict(pos, comp), y_color))
+            } else {
+                e as u64
+            };
+        }
+        if !enough(m_bound) {
+            return Err(Failure::OutlastShort {
+                k,
+                x,
+                m: m_bound,
+                y,
+                winner_to_move,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// 5.5 Sum. Sound (SPEC 5.5): arrows separate the components, so P plus the spares is the
+/// disjunctive sum of the local positions and the integer `x - y`. The first child of part i
+/// shows `C_i >= a_i` (X wins `C_i - a_i` moving second), the strict child `C_i > a_i` (X also
+/// wins moving first); the inequalities add to `P + t >= s`, strict if some part is, and the
+/// acceptance condition turns that into "X wins with the side to move in P".
+fn sum(claim: &Claim, parts: &[LocalClaim]) -> Result<Vec<Child>, Failure> {
+    let pos = &claim.position;
+    let (x_color, y_color) = (claim.winner, claim.winner.opponent());
+    let live: Vec<Vec<usize>> = rules::partition(pos)
+        .into_iter()
+        .filter(|comp| {
+            let has = |cell: Cell| comp.iter().any(|&sq| pos.cells[sq] == cell);
+            has(Cell::Empty) && (has(Cell::White) || has(Cell::Black))
+        })
+        .collect();
+    if live.len() != parts.len() {
+        return Err(Failure::SumPartCount {
+            expected: live.len(),
+            got: parts.len(),
+        });
+    }
+    let mut s = i64::from(claim.spares_of(x_color)) - i64::from(claim.spares_of(y_color));
+    for (i, part) in parts.iter().enumerate() {
+        if part.bound.unsigned_abs() > MAX_SPARE.unsigned_abs() {
+            return Err(Failure::BoundOutOfRange {
+                part: i + 1,
+                bound: part.bound,
+            });
+        }
+        s += i64::from(part.bound);
+    }
+    let strict = parts.iter().any(|p| p.strict);
+    if !(s >= 1 || (s == 0 && (pos.to_move == y_color || strict))) {
+        return Err(Failure::SumShort { s });
+    }
+    let mut children = Vec::new();
+    for (i, (comp, part)) in live.iter().zip(parts).enumerate() {
+        let local = rules::restrict(pos, comp);
+        // Y holds `bound` spare moves (X holds `-bound` when it is negative).
+        let spare = match y_color {
+            Color::Black => part.bound,
+            Color::White => -part.bound,
+        };
+        let mut child = |to_move: Color, strict: bool| {
+            let mut position = local.clone();
+            position.to_move = to_move;
+            let claim = Claim {
+                position,
+                spare,
+                winner: x_color,
+            };
+            let entry = Entry::Part {
+                part: i + 1,
+                strict,
+                bound: part.bound,
+            };
+            children.push(Child::Local { entry, claim });
+        };
+        child(y_color, false);
+        if part.strict {
+            child(x_color, true);
+        }
+    }
+    Ok(children)
+}
+
+/// The claim after the side to move takes `action` (which must be legal): a board move, or
+/// one of its spare moves (SPEC 2); the winner stays.
+pub(crate) fn after(claim: &Claim, action: Action) -> Claim {
+    let mover = claim.position.to_move;
+    match action {
+        Action::Board(m) => Claim {
+            position: rules::play(&claim.position, m),
+            spare: claim.spare,
+            winner: claim.winner,
+        },
+        Action::Spare => {
+            let mut position = claim.position.clone();
+            position.to_move = mover.opponent();
+            let spare = match mover {
+                Color::Black => claim.spare - 1,
+                Color::White => claim.spare + 1,
+            };
+            Claim {
+                position,
+                spare,
+                winner: claim.winner,
+            }
+        }
+    }
+}
+
+/// A move in notation, or its raw square numbers when one is off the board.
+fn move_text(board: Board, m: Move) -> String {
+    let n = board.len();
+    if (m.from as usize) < n && (m.to as usize) < n && (m.arrow as usize) < n {
+        m.notation(board)
+    } else {
+        format!(
+            "squares {}-{}x{} (off the {board} board)",
+            m.from, m.to, m.arrow
+        )
+    }
+}
+
+fn action_text(board: Board, action: Action) -> String {
+    match action {
+        Action::Board(m) => move_text(board, m),
+        Action::Spare => "spare".to_string(),
+    }
+}

@@ -1,0 +1,329 @@
+//! The rules of Amazons on plain arrays and ray walks (no bitboards), plus the region, component and one-player helpers the proof rules need.
+//!
+//! Every public function accepts any [`Position`]; one whose cell count does not match its
+//! board (never produced by `format::decode`) is treated as having no moves and no squares.
+
+use amazons_format::{Board, Cell, Color, Move, Position};
+use std::collections::HashMap;
+
+/// The eight queen directions `(dx, dy)`.
+const DIRS: [(i32, i32); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+
+/// The square one step from `sq` in direction `(dx, dy)`, if it is on the board.
+fn step(board: Board, sq: usize, (dx, dy): (i32, i32)) -> Option<usize> {
+    let (w, h) = (board.width as i32, board.height as i32);
+    let x = (sq % board.width as usize) as i32 + dx;
+    let y = (sq / board.width as usize) as i32 + dy;
+    if x < 0 || x >= w || y < 0 || y >= h {
+        return None;
+    }
+    Some((y * w + x) as usize)
+}
+
+/// The (up to eight) squares adjacent to `sq`.
+pub fn neighbours(board: Board, sq: usize) -> impl Iterator<Item = usize> {
+    DIRS.into_iter().filter_map(move |d| step(board, sq, d))
+}
+
+/// Every square a queen on `from` reaches along the eight rays over empty squares, `hole`
+/// counting as empty as well (the square the shooting queen just left).
+fn rays(board: Board, cells: &[Cell], from: usize, hole: Option<usize>, out: &mut Vec<usize>) {
+    for d in DIRS {
+        let mut sq = from;
+        while let Some(next) = step(board, sq, d) {
+            if cells.get(next) != Some(&Cell::Empty) && Some(next) != hole {
+                break;
+            }
+            out.push(next);
+            sq = next;
+        }
+    }
+}
+
+/// All legal board moves of `color` on `cells`, sorted by `(from, to, arrow)`.
+fn moves_on(board: Board, cells: &[Cell], color: Color) -> Vec<Move> {
+    let queen = Cell::queen(color);
+    let (mut moves, mut tos, mut arrows) = (Vec::new(), Vec::new(), Vec::new());
+    for from in (0..cells.len()).filter(|&sq| cells[sq] == queen) {
+        tos.clear();
+        rays(board, cells, from, None, &mut tos);
+        for &to in &tos {
+            arrows.clear();
+            rays(board, cells, to, Some(from), &mut arrows);
+            moves.extend(arrows.iter().map(|&arrow| Move {
+                from: from as u8,
+                to: to as u8,
+                arrow: arrow as u8,
+            }));
+        }
+    }
+    moves.sort_unstable();
+    moves
+}
+
+/// The legal board moves of `color` in `pos` (whoever is to move), in canonical order.
+pub fn legal_moves_of(pos: &Position, color: Color) -> Vec<Move> {
+    if !pos.is_valid() {
+        return Vec::new();
+    }
+    moves_on(pos.board, &pos.cells, color)
+}
+
+/// The legal board moves of the side to move, in canonical order (SPEC section 2).
+pub fn legal_moves(pos: &Position) -> Vec<Move> {
+    legal_moves_of(pos, pos.to_move)
+}
+
+/// Whether `a -> b` is a queen line whose squares after `a` (up to and including `b`) are all
+/// empty or `hole`.
+fn clear_line(board: Board, cells: &[Cell], a: usize, b: usize, hole: Option<usize>) -> bool {
+    let w = board.width as usize;
+    let (dx, dy) = (
+        (b % w) as i32 - (a % w) as i32,
+        (b / w) as i32 - (a / w) as i32,
+    );
+    if (dx, dy) == (0, 0) || (dx != 0 && dy != 0 && dx.abs() != dy.abs()) {
+        return false;
+    }
+    let mut sq = a;
+    while sq != b {
+        match step(board, sq, (dx.signum(), dy.signum())) {
+            Some(next) if cells.get(next) == Some(&Cell::Empty) || Some(next) == hole => sq = next,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether `m` is a legal move of `color` on `cells` (squares off the board are illegal).
+fn legal_on(board: Board, cells: &[Cell], color: Color, m: Move) -> bool {
+    let (from, to, arrow) = (m.from as usize, m.to as usize, m.arrow as usize);
+    from < cells.len()
+        && to < cells.len()
+        && arrow < cells.len()
+        && cells[from] == Cell::queen(color)
+        && clear_line(board, cells, from, to, None)
+        && clear_line(board, cells, to, arrow, Some(from))
+}
+
+/// Whether `m` is a legal move of the side to move (SPEC section 1).
+pub fn is_legal(pos: &Position, m: Move) -> bool {
+    pos.is_valid() && legal_on(pos.board, &pos.cells, pos.to_move, m)
+}
+
+/// Plays `m` on `cells` without checking it (`m` must be legal there).
+fn apply(cells: &mut [Cell], m: Move) {
+    let (from, to, arrow) = (m.from as usize, m.to as usize, m.arrow as usize);
+    if from < cells.len() && to < cells.len() && arrow < cells.len() {
+        cells[to] = cells[from];
+        cells[from] = Cell::Empty;
+        cells[arrow] = Cell::Arrow;
+    }
+}
+
+/// The position after the side to move plays `m`, which must be legal (see [`is_legal`]);
+/// the side to move flips.
+pub fn play(pos: &Position, m: Move) -> Position {
+    let mut next = pos.clone();
+    apply(&mut next.cells, m);
+    next.to_move = pos.to_move.opponent();
+    next
+}
+
+/// Plays `m` as a move of `color` on `cells` if it is legal there (used by the outlast rule,
+/// where only one side moves); returns whether it was legal.
+pub fn play_alone(board: Board, cells: &mut [Cell], color: Color, m: Move) -> bool {
+    let legal = cells.len() == board.len() && legal_on(board, cells, color, m);
+    if legal {
+        apply(cells, m);
+    }
+    legal
+}
+
+/// The region `R` of SPEC 5.4: the squares of `color`'s queens plus every empty square
+/// 8-connected to one of them through empty squares.
+pub fn region(pos: &Position, color: Color) -> Vec<bool> {
+    let queen = Cell::queen(color);
+    let mut in_r: Vec<bool> = pos.cells.iter().map(|&c| c == queen).collect();
+    if !pos.is_valid() {
+        return in_r;
+    }
+    let mut stack: Vec<usize> = (0..in_r.len()).filter(|&sq| in_r[sq]).collect();
+    while let Some(sq) = stack.pop() {
+        for n in neighbours(pos.board, sq) {
+            if !in_r[n] && pos.cells[n] == Cell::Empty {
+                in_r[n] = true;
+                stack.push(n);
+            }
+        }
+    }
+    in_r
+}
+
+/// The 8-connected components of the squares where `mask` is true, each sorted, ordered by
+/// their smallest square (SPEC 5.4 and 5.5).
+pub fn components(board: Board, mask: &[bool]) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; mask.len()];
+    let mut out = Vec::new();
+    if mask.len() != board.len() {
+        return out;
+    }
+    for start in 0..mask.len() {
+        if !mask[start] || seen[start] {
+            continue;
+        }
+        seen[start] = true;
+        let (mut comp, mut stack) = (Vec::new(), vec![start]);
+        while let Some(sq) = stack.pop() {
+            comp.push(sq);
+            for n in neighbours(board, sq) {
+                if mask[n] && !seen[n] {
+                    seen[n] = true;
+                    stack.push(n);
+                }
+            }
+        }
+        comp.sort_unstable();
+        out.push(comp);
+    }
+    out
+}
+
+/// The basic partition of SPEC 5.5: the 8-connected components of non-arrow squares.
+pub fn partition(pos: &Position) -> Vec<Vec<usize>> {
+    let mask: Vec<bool> = pos.cells.iter().map(|&c| c != Cell::Arrow).collect();
+    components(pos.board, &mask)
+}
+
+/// `pos` with every square outside `squares` turned into an arrow (a local position).
+pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
+    let mut local = pos.clone();
+    local.cells.iter_mut().for_each(|c| *c = Cell::Arrow);
+    for &sq in squares {
+        if let (Some(dst), Some(&src)) = (local.cells.get_mut(sq), pos.cells.get(sq)) {
+            *dst = src;
+        }
+    }
+    local
+}
+
+/// The largest number of moves `color` can make one after another in `pos` while the other
+/// side never moves, by exhaustive search (SPEC 5.4). Only meant for small regions: the
+/// checker calls it on components with at most `ONE_PLAYER_EXACT_LIMIT` empty squares.
+pub fn one_player_max(pos: &Position, color: Color) -> u32 {
+    OnePlayer::new(pos.board).max(pos, color)
+}
+
+/// The exhaustive one-player search with its memo, which can be kept across calls on
+/// positions of one board (the same territories recur in a certificate).
+///
+/// A state is the set of the mover's queens and the set of empty squares (bit `sq` of a
+/// `u128`; boards have at most 100 squares); every other square is blocked. The search
+/// splits a state into its 8-connected regions of queens and empty squares: a move (queen
+/// path and arrow path) only touches empty squares connected to the moving queen and the
+/// queen's own square, so regions never interact and the maximum of the whole is the sum of
+/// the regions' maxima. Every move fills one empty square for good, so a region's maximum is
+/// at most its number of empty squares, and its search stops once it reaches that bound.
+pub struct OnePlayer {
+    board: Board,
+    memo: HashMap<(u128, u128), u32>,
+}
+
+impl OnePlayer {
+    /// An empty memo for positions on `board`.
+    pub fn new(board: Board) -> OnePlayer {
+        OnePlayer {
+            board,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The one-player maximum of `color` in `pos` (0 for an invalid position).
+    pub fn max(&mut self, pos: &Position, color: Color) -> u32 {
+        if !pos.is_valid() || pos.board.len() > 128 {
+            return 0;
+        }
+        if pos.board != self.board {
+            *self = OnePlayer::new(pos.board);
+        }
+        let mask = |cell: Cell| {
+            (0..pos.cells.len())
+                .filter(|&sq| pos.cells[sq] == cell)
+                .fold(0u128, |m, sq| m | 1 << sq)
+        };
+        self.split(mask(Cell::queen(color)), mask(Cell::Empty))
+    }
+
+    /// Sum of the maxima of the 8-connected regions of `queens | empty` holding a queen.
+    fn split(&mut self, queens: u128, empty: u128) -> u32 {
+        let (mut left, mut total) = (queens, 0);
+        while left != 0 {
+            let region = self.flood(left.trailing_zeros() as usize, queens | empty);
+            left &= !region;
+            total += self.region_max(queens & region, empty & region);
+        }
+        total
+    }
+
+    /// The 8-connected component of `open` containing `start`.
+    fn flood(&self, start: usize, open: u128) -> u128 {
+        let (mut region, mut stack) = (1u128 << start, vec![start]);
+        while let Some(sq) = stack.pop() {
+            for n in neighbours(self.board, sq) {
+                if open & !region & (1 << n) != 0 {
+                    region |= 1 << n;
+                    stack.push(n);
+                }
+            }
+        }
+        region
+    }
+
+    /// The squares of `open` a queen on `from` reaches along the eight rays.
+    fn reach(&self, from: usize, open: u128) -> Vec<usize> {
+        let mut out = Vec::new();
+        for d in DIRS {
+            let mut sq = from;
+            while let Some(next) = step(self.board, sq, d).filter(|&n| open & (1 << n) != 0) {
+                out.push(next);
+                sq = next;
+            }
+        }
+        out
+    }
+
+    /// The maximum for one region: every move of every queen, memoized.
+    fn region_max(&mut self, queens: u128, empty: u128) -> u32 {
+        let bound = empty.count_ones();
+        if bound == 0 {
+            return 0;
+        }
+        if let Some(&known) = self.memo.get(&(queens, empty)) {
+            return known;
+        }
+        let mut best = 0;
+        'search: for from in (0..128).filter(|&sq| queens & (1 << sq) != 0) {
+            for to in self.reach(from, empty) {
+                let moved = queens & !(1 << from) | 1 << to;
+                for arrow in self.reach(to, (empty | 1 << from) & !(1 << to)) {
+                    let left = (empty | 1 << from) & !(1 << to) & !(1 << arrow);
+                    best = best.max(1 + self.split(moved, left));
+                    if best == bound {
+                        break 'search;
+                    }
+                }
+            }
+        }
+        self.memo.insert((queens, empty), best);
+        best
+    }
+}

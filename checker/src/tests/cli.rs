@@ -1,0 +1,61 @@
+//! CLI tests: exit codes for verified, wrong and unreadable inputs, and directory walking.
+
+use crate::cli::run;
+use amazons_format::{encode, Certificate, Claim, Color, Meta, Position, Step};
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amazons-checker-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(path: &PathBuf, steps: Vec<Step>) {
+    let cert = Certificate {
+        root: Claim {
+            position: Position::parse_grid("X#O.", Color::Black).expect("grid"),
+            spare: 0,
+            winner: Color::White,
+        },
+        steps,
+        meta: Meta::default(),
+    };
+    std::fs::write(path, encode(&cert).expect("encode")).expect("write");
+}
+
+#[test]
+fn exit_codes() {
+    let dir = scratch("codes");
+    let good = dir.join("good.cert");
+    let wrong = dir.join("wrong.cert");
+    let junk = dir.join("junk.cert");
+    write(&good, vec![Step::NoMove]);
+    write(&wrong, vec![Step::ReplyAll]);
+    std::fs::write(&junk, b"not a certificate").expect("write");
+    let missing = dir.join("missing.cert");
+    assert_eq!(run(std::slice::from_ref(&good)), 0);
+    assert_eq!(run(&[good.clone(), good.clone()]), 0);
+    assert_eq!(run(&[good.clone(), wrong.clone()]), 1);
+    assert_eq!(run(std::slice::from_ref(&junk)), 2);
+    assert_eq!(run(std::slice::from_ref(&missing)), 2);
+    assert_eq!(run(&[wrong.clone(), missing]), 2);
+    assert_eq!(run(&[]), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn directories_are_walked_for_cert_files() {
+    let dir = scratch("walk");
+    let empty = dir.join("empty");
+    let nested = dir.join("a/b");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    std::fs::create_dir_all(&nested).expect("mkdir");
+    assert_eq!(run(std::slice::from_ref(&empty)), 2, "no .cert files");
+    write(&nested.join("one.cert"), vec![Step::NoMove]);
+    std::fs::write(dir.join("a/notes.txt"), b"ignored").expect("write");
+    assert_eq!(run(std::slice::from_ref(&dir)), 0);
+    write(&dir.join("a/bad.cert"), vec![Step::NoMove, Step::NoMove]);
+    assert_eq!(run(std::slice::from_ref(&dir)), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
