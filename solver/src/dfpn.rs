@@ -4,6 +4,7 @@
 //! effort to prove that the side to move wins, `delta` the effort to prove it loses.
 //! Child thresholds use the 1+epsilon trick of Pawlewicz and Lew to limit thrashing.
 
+use crate::eval::{Bounds, EvalConfig, Evaluator};
 use crate::geometry::Geometry;
 use crate::state::State;
 use crate::territory::Territory;
@@ -20,6 +21,9 @@ pub struct Options {
     pub max_nodes: Option<u64>,
     /// Print a progress line to stderr about once a second.
     pub progress: bool,
+    /// Static evaluation (paper section IV) used to stop the search early; `None` for
+    /// terminal and outlast detection only.
+    pub eval: Option<EvalConfig>,
 }
 
 impl Default for Options {
@@ -28,6 +32,7 @@ impl Default for Options {
             hash_mib: 256,
             max_nodes: None,
             progress: false,
+            eval: Some(EvalConfig::default()),
         }
     }
 }
@@ -44,6 +49,10 @@ pub struct Search<'g> {
     pub g: &'g Geometry,
     pub tt: Table,
     pub terr: Territory,
+    /// The static evaluator, when enabled.
+    pub eval: Option<Evaluator>,
+    /// Nodes decided by the static evaluation (beyond terminal and outlast).
+    pub eval_wins: u64,
     /// Nodes expanded (calls of the main search routine).
     pub nodes: u64,
     max_nodes: u64,
@@ -60,6 +69,8 @@ impl<'g> Search<'g> {
             g,
             tt: Table::new(opts.hash_mib),
             terr: Territory::new(),
+            eval: opts.eval.map(Evaluator::new),
+            eval_wins: 0,
             nodes: 0,
             max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
             progress: opts.progress,
@@ -94,26 +105,41 @@ impl<'g> Search<'g> {
             .map(|s| (s.phi, s.delta, s.work))
     }
 
-    /// Static decision: terminal or outlast, from the side to move.
-    fn evaluate(&mut self, st: &State) -> Option<(u32, u32)> {
+    /// Whether the table holds `st` as decided by the static evaluation itself (stored
+    /// with work 0), i.e. without a move or territory argument behind it.
+    pub fn is_eval_leaf(&self, st: &State) -> bool {
+        matches!(self.lookup(st), Some((p, d, 0)) if p == 0 || d == 0)
+    }
+
+    /// Static decision from the side to move: `(phi, delta, work)` with work 1 for
+    /// terminal and outlast decisions and 0 for decisions of the evaluation.
+    fn evaluate(&mut self, st: &State) -> Option<(u32, u32, u32)> {
         let g = self.g;
         let (me, you) = (st.side(), st.side().opponent());
         if !st.can_act(g, me) {
-            return Some((INF, 0));
+            return Some((INF, 0, 1));
         }
         if self
             .terr
             .outlast(g, &st.pos, me, st.spares_of(me), st.spares_of(you))
             .is_some()
         {
-            return Some((0, INF));
+            return Some((0, INF, 1));
         }
         if self
             .terr
             .outlast(g, &st.pos, you, st.spares_of(you), st.spares_of(me))
             .is_some()
         {
-            return Some((INF, 0));
+            return Some((INF, 0, 1));
+        }
+        if let Some(ev) = self.eval.as_mut() {
+            // Spare moves are an integer held by one side: Black's count is `+spare`.
+            let total = ev.evaluate(g, &st.pos).total + Bounds::exact(st.spare as i64);
+            if let Some(w) = total.winner(me) {
+                self.eval_wins += 1;
+                return Some(if w == me { (0, INF, 0) } else { (INF, 0, 0) });
+            }
         }
         None
     }
@@ -194,8 +220,8 @@ impl<'g> Search<'g> {
                 s.work
             }
             None => {
-                if let Some((p, d)) = self.evaluate(st) {
-                    self.tt.put(key, p, d, 1);
+                if let Some((p, d, work)) = self.evaluate(st) {
+                    self.tt.put(key, p, d, work);
                     return (p, d);
                 }
                 if self.stopped {
@@ -210,7 +236,14 @@ impl<'g> Search<'g> {
     /// Searches the children of `st` (never its static evaluation) until the node's
     /// proof or disproof number reaches its threshold. Used by `mid`, and by proof
     /// extraction to open a node that the evaluation decided without a move.
-    pub fn expand(&mut self, st: &State, key: u64, th_phi: u32, th_delta: u32, prior_work: u32) -> (u32, u32) {
+    pub fn expand(
+        &mut self,
+        st: &State,
+        key: u64,
+        th_phi: u32,
+        th_delta: u32,
+        prior_work: u32,
+    ) -> (u32, u32) {
         let start_nodes = self.nodes;
         let mut kids = self.children(st, key);
         loop {
@@ -238,7 +271,7 @@ impl<'g> Search<'g> {
             if phi >= th_phi || delta >= th_delta || self.stopped {
                 let spent = (self.nodes - start_nodes).min(u32::MAX as u64) as u32;
                 self.tt
-                    .put(key, phi, delta, prior_work.saturating_add(spent));
+                    .put(key, phi, delta, prior_work.saturating_add(spent).max(1));
                 return (phi, delta);
             }
             let others = sum - kids[best].phi as u64;

@@ -11,6 +11,9 @@ use crate::sum::{live_components, local_state, restrict};
 use amazons_format::{Action, Color, LocalClaim, Step, Symmetry, MAX_SPARE};
 use std::collections::HashSet;
 
+/// Proven children tried for an immediate outlast before taking the least-work one.
+const OUTLAST_PROBES: usize = 16;
+
 /// Why a proof could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
@@ -24,7 +27,13 @@ pub enum EmitError {
 
 /// Writes the proof that `winner` wins `root` as steps in checking order.
 pub struct Emitter<'a, 'g> {
-    search: &'a mut Search<'g>,
+    /// The search that solved the root (possibly with static evaluation).
+    main: &'a mut Search<'g>,
+    /// A search without static evaluation, used inside subtrees whose root the main
+    /// search decided by evaluation alone: it finds proofs that end in moves, territory
+    /// and sum arguments the checker can verify.
+    plain: Option<Search<'g>>,
+    in_plain: bool,
     pub steps: Vec<Step>,
     done: HashSet<State>,
     done_cap: usize,
@@ -45,9 +54,15 @@ struct SumPlan {
 
 impl<'a, 'g> Emitter<'a, 'g> {
     /// `done_cap` bounds the number of remembered proven positions.
-    pub fn new(search: &'a mut Search<'g>, done_cap: usize) -> Emitter<'a, 'g> {
+    pub fn new(
+        main: &'a mut Search<'g>,
+        plain: Option<Search<'g>>,
+        done_cap: usize,
+    ) -> Emitter<'a, 'g> {
         Emitter {
-            search,
+            main,
+            plain,
+            in_plain: false,
             steps: Vec::new(),
             done: HashSet::new(),
             done_cap,
@@ -58,9 +73,34 @@ impl<'a, 'g> Emitter<'a, 'g> {
         }
     }
 
+    /// The search in use: the plain one inside evaluation-decided subtrees.
+    fn s(&mut self) -> &mut Search<'g> {
+        match (self.in_plain, self.plain.as_mut()) {
+            (true, Some(p)) => p,
+            _ => &mut *self.main,
+        }
+    }
+
+    /// Nodes searched by the plain search.
+    pub fn plain_nodes(&self) -> u64 {
+        self.plain.as_ref().map_or(0, |p| p.nodes)
+    }
+
     /// Appends the proof that `x` wins `st`.
     pub fn prove(&mut self, st: &State, x: Color) -> Result<(), EmitError> {
-        let g = self.search.g;
+        let enter = !self.in_plain && self.plain.is_some() && self.main.is_eval_leaf(st);
+        if enter {
+            self.in_plain = true;
+        }
+        let result = self.prove_here(st, x);
+        if enter {
+            self.in_plain = false;
+        }
+        result
+    }
+
+    fn prove_here(&mut self, st: &State, x: Color) -> Result<(), EmitError> {
+        let g = self.main.g;
         let y = x.opponent();
         if self.done.contains(st) {
             self.steps.push(Step::Transposition {
@@ -71,7 +111,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
         if st.side() == y && !st.can_act(g, y) {
             self.steps.push(Step::NoMove);
         } else if let Some(moves) =
-            self.search
+            self.s()
                 .terr
                 .outlast(g, &st.pos, x, st.spares_of(x), st.spares_of(y))
         {
@@ -100,8 +140,8 @@ impl<'a, 'g> Emitter<'a, 'g> {
 
     /// Whether `x` wins `st`, by a (cheap, local) search.
     fn wins(&mut self, st: &State, x: Color) -> Result<bool, EmitError> {
-        let w = self.search.solve(st);
-        if self.search.stopped() {
+        let w = self.s().solve(st);
+        if self.s().stopped() {
             return Err(EmitError::Budget);
         }
         Ok(w == Some(x))
@@ -114,7 +154,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
         if !self.use_sums {
             return Ok(None);
         }
-        let g = self.search.g;
+        let g = self.main.g;
         let comps = live_components(g, &st.pos);
         if comps.len() < 2 {
             return Ok(None);
@@ -146,7 +186,8 @@ impl<'a, 'g> Emitter<'a, 'g> {
             locals.push(local);
             bounds.push(a);
         }
-        let s: i64 = bounds.iter().map(|&a| a as i64).sum::<i64>() + st.spares_of(x) as i64 - st.spares_of(y) as i64;
+        let s: i64 = bounds.iter().map(|&a| a as i64).sum::<i64>() + st.spares_of(x) as i64
+            - st.spares_of(y) as i64;
         let mut strict = vec![false; comps.len()];
         if s < 0 {
             self.sum_failures += 1;
@@ -184,29 +225,40 @@ impl<'a, 'g> Emitter<'a, 'g> {
     /// An action of `x` (to move) to a state the table proves lost for the opponent,
     /// preferring the least work; re-searches once if none is known.
     pub fn winning_action(&mut self, st: &State, x: Color) -> Result<Action, EmitError> {
-        let g = self.search.g;
+        let g = self.main.g;
         let y = x.opponent();
         for attempt in 0..2 {
-            let mut best: Option<(u32, Action)> = None;
+            let mut proven: Vec<(u32, Action)> = Vec::new();
             for a in st.actions(g) {
                 let c = st.play(a);
                 if !c.can_act(g, y) {
                     return Ok(a);
                 }
-                if let Some((_, 0, work)) = self.search.lookup(&c) {
-                    if best.is_none_or(|(w, _)| work < w) {
-                        best = Some((work, a));
-                    }
+                if let Some((_, 0, work)) = self.s().lookup(&c) {
+                    proven.push((work, a));
                 }
             }
-            if let Some((_, a)) = best {
+            // Prefer a child that closes at once with an outlast step, then the least work.
+            proven.sort_by_key(|&(w, _)| w);
+            for &(_, a) in proven.iter().take(OUTLAST_PROBES) {
+                let c = st.play(a);
+                if self
+                    .s()
+                    .terr
+                    .outlast(g, &c.pos, x, c.spares_of(x), c.spares_of(y))
+                    .is_some()
+                {
+                    return Ok(a);
+                }
+            }
+            if let Some(&(_, a)) = proven.first() {
                 return Ok(a);
             }
             if attempt == 0 {
                 self.researches += 1;
                 let key = st.key(g);
-                let (phi, _) = self.search.expand(st, key, crate::tt::INF, crate::tt::INF, 0);
-                if self.search.stopped() {
+                let (phi, _) = self.s().expand(st, key, crate::tt::INF, crate::tt::INF, 0);
+                if self.s().stopped() {
                     return Err(EmitError::Budget);
                 }
                 if phi != 0 {
@@ -218,7 +270,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
         for a in st.actions(g) {
             let c = st.play(a);
             if self
-                .search
+                .s()
                 .terr
                 .outlast(g, &c.pos, x, c.spares_of(x), c.spares_of(y))
                 .is_some()

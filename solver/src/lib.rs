@@ -4,8 +4,10 @@
 //! independent `amazons-checker` accepts the certificate it writes.
 
 pub mod bitboard;
+pub mod db;
 pub mod dfpn;
 pub mod emit;
+pub mod eval;
 pub mod geometry;
 pub mod pos;
 pub mod state;
@@ -63,7 +65,16 @@ pub fn solve_state(
 ) -> Result<Solved, SolveError> {
     let g = Geometry::new(position.board);
     let root = State::from_position(position, spare);
-    let mut search = Search::new(&g, opts);
+    // With evaluation, a quarter of the memory goes to the extraction's plain search.
+    let main_opts = Options {
+        hash_mib: if opts.eval.is_some() {
+            (opts.hash_mib * 3 / 4).max(1)
+        } else {
+            opts.hash_mib
+        },
+        ..opts.clone()
+    };
+    let mut search = Search::new(&g, &main_opts);
     let t0 = Instant::now();
     let winner = search
         .solve(&root)
@@ -72,17 +83,29 @@ pub fn solve_state(
     let search_nodes = search.nodes;
     let t1 = Instant::now();
     let done_cap = (opts.hash_mib.max(1) << 20) / 128;
-    let mut emitter = emit::Emitter::new(&mut search, done_cap);
+    // Evaluation-decided subtrees are proven by a search without evaluation.
+    let plain = opts.eval.map(|_| {
+        Search::new(
+            &g,
+            &Options {
+                hash_mib: (opts.hash_mib / 4).max(1),
+                eval: None,
+                ..opts.clone()
+            },
+        )
+    });
+    let mut emitter = emit::Emitter::new(&mut search, plain, done_cap);
     emitter.prove(&root, winner)?;
     let steps = std::mem::take(&mut emitter.steps);
     let researches = emitter.researches;
+    let plain_nodes = emitter.plain_nodes();
     let (sums, sum_failures) = (emitter.sums, emitter.sum_failures);
     let first_move = match steps.first() {
         Some(amazons_format::Step::Choice(amazons_format::Action::Board(m))) => Some(*m),
         _ => None,
     };
     let extract_time = t1.elapsed();
-    let total_nodes = search.nodes;
+    let total_nodes = search.nodes + plain_nodes;
     let certificate = Certificate {
         root: Claim {
             position: position.clone(),

@@ -50,6 +50,8 @@ enum Command {
         /// Do not print progress lines.
         #[arg(short, long)]
         quiet: bool,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Check certificate files (directories: every *.cert inside). Exit 0 verified,
     /// 1 wrong, 2 unreadable.
@@ -65,6 +67,16 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
+    },
+    /// Evaluate a position statically (paper section IV): draws the partition, lists each
+    /// area's type, bounds and how they were obtained, and the global verdict.
+    Eval {
+        /// Board (`WxH` or `standard`); omit with --position.
+        board: Option<String>,
+        #[command(flatten)]
+        setup: Setup,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Check every certificate in a directory and write its index (DIR/index.md).
     Index {
@@ -94,6 +106,38 @@ struct Setup {
     /// Moves to play first, space separated (e.g. "b1-b4xd4 e5-c5xc4").
     #[arg(long, value_name = "MOVES")]
     moves: Option<String>,
+}
+
+/// Which parts of the static evaluation to use.
+#[derive(Args, Debug, Clone)]
+struct EvalArgs {
+    /// No static evaluation: terminal and outlast detection only (the foundation solver).
+    #[arg(long)]
+    no_eval: bool,
+    /// Evaluation without blocker territories (basic partition only).
+    #[arg(long)]
+    no_blockers: bool,
+    /// Evaluation without the safe-move rules on active areas.
+    #[arg(long)]
+    no_static_rules: bool,
+    /// Evaluation without local alpha-beta search of small active areas.
+    #[arg(long)]
+    no_local_search: bool,
+    /// Local search only on areas with fewer queens plus empty squares than this.
+    #[arg(long, default_value_t = 9, value_name = "N")]
+    local_limit: u32,
+}
+
+impl EvalArgs {
+    fn config(&self) -> Option<amazons_solver::eval::EvalConfig> {
+        (!self.no_eval).then(|| amazons_solver::eval::EvalConfig {
+            blockers: !self.no_blockers,
+            static_rules: !self.no_static_rules,
+            local_search: !self.no_local_search,
+            local_limit: self.local_limit,
+            ..Default::default()
+        })
+    }
 }
 
 /// A bad-input error: exit code 2.
@@ -199,7 +243,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
             hash,
             max_nodes,
             quiet,
-        } => solve(board, setup, output, hash, max_nodes, quiet),
+            eval,
+        } => solve(board, setup, output, hash, max_nodes, quiet, eval.config()),
+        Command::Eval { board, setup, eval } => {
+            let position = setup.position(board.as_deref())?;
+            let g = Geometry::new(position.board);
+            let pos = Pos::from_position(&position);
+            let mut ev = amazons_solver::eval::Evaluator::new(eval.config().unwrap_or_default());
+            let e = ev.evaluate(&g, &pos);
+            print!("{}", amazons_solver::eval::render(&e, &g, &pos));
+            match e.winner {
+                Some(w) => println!(
+                    "verdict: {w} wins ({} to move, total {})",
+                    position.to_move, e.total
+                ),
+                None => println!(
+                    "verdict: unknown ({} to move, total {})",
+                    position.to_move, e.total
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -219,34 +283,47 @@ fn bench(boards: &[String], hash: usize) -> Result<ExitCode> {
         "perft 5x6 3: {leaves} leaves, best of 5: {best:.3} s ({:.0} M leaves/s)\n",
         leaves as f64 / best / 1e6
     );
-    println!("| board | winner | first move | nodes | nodes/s | solve s | check s | check/solve | steps | bytes | bytes/step |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| board | solver | winner | first move | search nodes | extraction nodes | nodes/s | solve s | check s | check/solve | steps | bytes | bytes/step |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for b in boards {
         let position = Position::start(b).map_err(|e| Usage(e.to_string()))?;
-        let opts = Options {
-            hash_mib: hash,
-            max_nodes: None,
-            progress: false,
-        };
-        let t = Instant::now();
-        let solved = amazons_solver::solve(&position, &opts, "bench")?;
-        let solve_s = t.elapsed().as_secs_f64();
-        let bytes = amazons_format::encode(&solved.certificate)?;
-        let t = Instant::now();
-        let decoded = amazons_format::decode(&bytes)?;
-        let report = amazons_checker::check(&decoded).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let check_s = t.elapsed().as_secs_f64();
-        println!(
-            "| {b} | {} | {} | {} | {:.0} | {solve_s:.3} | {check_s:.4} | {:.1}% | {} | {} | {:.1} |",
-            solved.winner,
-            first_move(&solved.certificate).map(|m| m.notation(position.board)).unwrap_or_else(|| "-".into()),
-            solved.total_nodes,
-            solved.total_nodes as f64 / solve_s,
-            100.0 * check_s / solve_s,
-            report.steps,
-            bytes.len(),
-            bytes.len() as f64 / report.steps as f64
-        );
+        let configs = [
+            ("foundation (outlast only)", None),
+            (
+                "full evaluation",
+                Some(amazons_solver::eval::EvalConfig::default()),
+            ),
+        ];
+        for (label, eval) in configs {
+            let opts = Options {
+                hash_mib: hash,
+                max_nodes: None,
+                progress: false,
+                eval,
+            };
+            let t = Instant::now();
+            let solved = amazons_solver::solve(&position, &opts, "bench")?;
+            let solve_s = t.elapsed().as_secs_f64();
+            let bytes = amazons_format::encode(&solved.certificate)?;
+            let t = Instant::now();
+            let decoded = amazons_format::decode(&bytes)?;
+            let report = amazons_checker::check(&decoded).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let check_s = t.elapsed().as_secs_f64();
+            println!(
+                "| {b} | {label} | {} | {} | {} | {} | {:.0} | {solve_s:.3} | {check_s:.4} | {:.1}% | {} | {} | {:.1} |",
+                solved.winner,
+                first_move(&solved.certificate)
+                    .map(|m| m.notation(position.board))
+                    .unwrap_or_else(|| "-".into()),
+                solved.search_nodes,
+                solved.total_nodes - solved.search_nodes,
+                solved.total_nodes as f64 / solve_s,
+                100.0 * check_s / solve_s,
+                report.steps,
+                bytes.len(),
+                bytes.len() as f64 / report.steps as f64
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -370,6 +447,7 @@ fn solve(
     hash: usize,
     max_nodes: Option<u64>,
     quiet: bool,
+    eval: Option<amazons_solver::eval::EvalConfig>,
 ) -> Result<ExitCode> {
     let position = setup.position(board.as_deref())?;
     if hash == 0 {
@@ -381,6 +459,7 @@ fn solve(
         hash_mib: hash,
         max_nodes,
         progress: !quiet,
+        eval,
     };
     let note = std::env::args().collect::<Vec<_>>().join(" ");
     let solved = amazons_solver::solve(&position, &opts, &note)?;

@@ -46,12 +46,21 @@ impl Rng {
     }
 }
 
-/// Solver options for tests: a small table, no progress output.
+/// Solver options for tests: a small table, no progress output, full evaluation.
 pub fn small_options() -> Options {
     Options {
         hash_mib: 16,
         max_nodes: None,
         progress: false,
+        eval: Some(Default::default()),
+    }
+}
+
+/// The same without static evaluation (the foundation solver: terminal and outlast only).
+pub fn foundation_options() -> Options {
+    Options {
+        eval: None,
+        ..small_options()
     }
 }
 

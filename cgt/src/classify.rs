@@ -1,0 +1,165 @@
+//! Classification of values (number, infinitesimal, `*`, hot) and tightened/relaxed bounds (paper II-D).
+
+use crate::game::{GameId, GameStore, Outcome};
+use crate::rational::Rational;
+use crate::thermograph::Thermograph;
+
+/// The sign type of an infinitesimal (paper II-D2, Fig. 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InfKind {
+    /// Exactly 0: bounds `[0, 0]`.
+    Zero,
+    /// Positive: Black gets the last move, bounds `(0, e]`.
+    Positive,
+    /// Negative: White gets the last move, bounds `[-e, 0)`.
+    Negative,
+    /// Fuzzy: the first player gets the last move, bounds `[-e, +e]`.
+    Fuzzy,
+}
+
+/// What kind of game a value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// A nonzero number (0 is `Infinitesimal(Zero)`).
+    Number(Rational),
+    /// Exactly `*`.
+    Star,
+    /// Both stops 0 (including 0 itself and nimbers other than `*`).
+    Infinitesimal(InfKind),
+    /// A nonzero number plus a nonzero infinitesimal (both stops equal to the number).
+    Tepid(Rational, InfKind),
+    /// Left stop greater than right stop.
+    Hot,
+}
+
+/// How a bound holds (paper II-D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BoundKind {
+    /// `G >= v` (lower) or `G <= v` (upper).
+    Plain,
+    /// `G > v` or `G < v`.
+    Tightened,
+    /// Only `G > v - e` or `G < v + e` for every `e > 0`.
+    Relaxed,
+}
+
+/// One side of a bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Bound {
+    pub value: Rational,
+    pub kind: BoundKind,
+}
+
+impl Thermograph {
+    /// Classification from the thermograph alone (`*` cannot be told from other nimbers,
+    /// so it comes out as a fuzzy infinitesimal; numbers by a temperature below 0).
+    pub fn classify(&self) -> Class {
+        let (ls, rs) = (self.left_stop(), self.right_stop());
+        if ls > rs {
+            return Class::Hot;
+        }
+        if self.temperature() < Rational::ZERO {
+            return if ls == Rational::ZERO {
+                Class::Infinitesimal(InfKind::Zero)
+            } else {
+                Class::Number(ls)
+            };
+        }
+        let kind = match (
+            self.left_vertical_below_zero(),
+            self.right_vertical_below_zero(),
+        ) {
+            (true, true) => InfKind::Zero,
+            (false, true) => InfKind::Positive,
+            (true, false) => InfKind::Negative,
+            (false, false) => InfKind::Fuzzy,
+        };
+        if ls == Rational::ZERO {
+            Class::Infinitesimal(kind)
+        } else if kind == InfKind::Zero {
+            Class::Number(ls)
+        } else {
+            Class::Tepid(ls, kind)
+        }
+    }
+}
+
+/// Bounds from a thermograph: `(lower, upper)` (see [`Thermograph::bounds`]).
+pub fn bounds(th: &Thermograph) -> (Bound, Bound) {
+    th.bounds()
+}
+
+impl GameStore {
+    /// The exact classification of a canonical game.
+    pub fn classify(&mut self, g: GameId) -> Class {
+        if let Some(x) = self.number_value(g) {
+            return if x == Rational::ZERO {
+                Class::Infinitesimal(InfKind::Zero)
+            } else {
+                Class::Number(x)
+            };
+        }
+        if g == self.star() {
+            return Class::Star;
+        }
+        let (ls, rs) = (self.left_stop(g), self.right_stop(g));
+        if ls > rs {
+            return Class::Hot;
+        }
+        let x = self.number(ls);
+        let d = self.sub(g, x);
+        let kind = match self.outcome(d) {
+            Outcome::P => InfKind::Zero,
+            Outcome::L => InfKind::Positive,
+            Outcome::R => InfKind::Negative,
+            Outcome::N => InfKind::Fuzzy,
+        };
+        if ls == Rational::ZERO {
+            Class::Infinitesimal(kind)
+        } else {
+            Class::Tepid(ls, kind)
+        }
+    }
+
+    /// Exact bounds `(lower, upper)` of a canonical game: the right and left stops, each
+    /// plain if `G >= rs` (`G <= ls`), tightened if moreover `G != rs`, relaxed otherwise.
+    pub fn bounds(&mut self, g: GameId) -> (Bound, Bound) {
+        let (ls, rs) = (self.left_stop(g), self.right_stop(g));
+        let lo = self.number(rs);
+        let hi = self.number(ls);
+        let lower = if self.le(lo, g) {
+            if g == lo {
+                BoundKind::Plain
+            } else {
+                BoundKind::Tightened
+            }
+        } else {
+            BoundKind::Relaxed
+        };
+        let upper = if self.le(g, hi) {
+            if g == hi {
+                BoundKind::Plain
+            } else {
+                BoundKind::Tightened
+            }
+        } else {
+            BoundKind::Relaxed
+        };
+        (
+            Bound {
+                value: rs,
+                kind: lower,
+            },
+            Bound {
+                value: ls,
+                kind: upper,
+            },
+        )
+    }
+
+    /// Bounds from the game's thermograph (the paper's rule; weaker than [`GameStore::bounds`]
+    /// for hot games, where a plain bound may in fact be strict).
+    pub fn thermograph_bounds(&mut self, g: GameId) -> (Bound, Bound) {
+        self.thermograph(g).bounds()
+    }
+}

@@ -1,0 +1,1040 @@
+//! A hash-consed store of canonical short partizan games: construction with simplification, negation, sums, comparison, stops, outcomes and CGSuite printing.
+//!
+//! Every game in a [`GameStore`] is in canonical form (no dominated and no reversible
+//! options), so two games are equal exactly when their [`GameId`]s are equal. Options are
+//! stored sorted by id; the printer sorts them the way CGSuite does.
+
+use crate::fx::FxBuild;
+use crate::rational::Rational;
+use crate::thermograph::Thermograph;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The id of a canonical game inside one [`GameStore`]. Ids of different stores do not mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameId(u32);
+
+impl GameId {
+    /// The raw index (stable for the life of the store).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A number-up-star `number + ups·↑ + *nimber` (CGSuite's "Uptimal" of length 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Nus {
+    pub number: Rational,
+    pub ups: i32,
+    pub nimber: u32,
+}
+
+impl Nus {
+    /// True if there is no up and no star part.
+    pub fn is_number(&self) -> bool {
+        self.ups == 0 && self.nimber == 0
+    }
+}
+
+/// Outcome class: who wins when each side starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Left (Black) wins whoever starts: `G > 0`.
+    L,
+    /// Right (White) wins whoever starts: `G < 0`.
+    R,
+    /// The second player wins: `G = 0`.
+    P,
+    /// The first player wins: `G || 0`.
+    N,
+}
+
+impl Outcome {
+    /// True if Left (Black) wins moving first (`G` is not `<= 0`).
+    pub fn left_wins_moving_first(self) -> bool {
+        matches!(self, Outcome::L | Outcome::N)
+    }
+
+    /// True if Right (White) wins moving first (`G` is not `>= 0`).
+    pub fn right_wins_moving_first(self) -> bool {
+        matches!(self, Outcome::R | Outcome::N)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    left: Box<[GameId]>,
+    right: Box<[GameId]>,
+    nus: Option<Nus>,
+}
+
+/// Left and right option lists (sorted by id) as a map key.
+type OptionKey = (Box<[GameId]>, Box<[GameId]>);
+
+/// An arena of canonical games with interning and memoized operations.
+#[derive(Debug, Clone)]
+pub struct GameStore {
+    nodes: Vec<Node>,
+    index: HashMap<OptionKey, GameId, FxBuild>,
+    numbers: HashMap<Rational, GameId, FxBuild>,
+    le_cache: HashMap<(GameId, GameId), bool, FxBuild>,
+    build_cache: HashMap<OptionKey, GameId, FxBuild>,
+    sum_cache: HashMap<(GameId, GameId), GameId, FxBuild>,
+    neg_cache: HashMap<GameId, GameId, FxBuild>,
+    pub(crate) thermo_cache: HashMap<GameId, Thermograph, FxBuild>,
+    pub(crate) area_cache: HashMap<(u8, u8, crate::amazons::Bits), GameId, FxBuild>,
+}
+
+impl Default for GameStore {
+    fn default() -> Self {
+        GameStore::new()
+    }
+}
+
+/// The simplest dyadic number strictly between `lo` and `hi` (`None` = unbounded).
+/// Requires `lo < hi` when both are present.
+pub fn simplest_between(lo: Option<Rational>, hi: Option<Rational>) -> Rational {
+    match (lo, hi) {
+        (None, None) => Rational::ZERO,
+        (Some(a), None) => {
+            if a < Rational::ZERO {
+                Rational::ZERO
+            } else {
+                Rational::int(a.floor() + 1)
+            }
+        }
+        (None, Some(b)) => {
+            if b > Rational::ZERO {
+                Rational::ZERO
+            } else {
+                Rational::int(b.ceil() - 1)
+            }
+        }
+        (Some(a), Some(b)) => {
+            if a < Rational::ZERO && b > Rational::ZERO {
+                return Rational::ZERO;
+            }
+            // An integer strictly between: the one nearest to zero.
+            if a >= Rational::ZERO {
+                let n = Rational::int(a.floor() + 1);
+                if n < b {
+                    return n;
+                }
+            } else {
+                let n = Rational::int(b.ceil() - 1);
+                if n > a {
+                    return n;
+                }
+            }
+            // Otherwise the dyadic of least denominator strictly between.
+            let mut den: i64 = 2;
+            loop {
+                let scaled = a * Rational::int(den);
+                let m = scaled.floor() + 1;
+                let x = Rational::new(m, den).unwrap_or(Rational::ZERO);
+                if x < b {
+                    return x;
+                }
+                den = den
+                    .checked_mul(2)
+                    .unwrap_or_else(|| panic!("no dyadic between {a} and {b}"));
+            }
+        }
+    }
+}
+
+impl GameStore {
+    /// An empty store (with 0 interned).
+    pub fn new() -> GameStore {
+        let mut s = GameStore {
+            nodes: Vec::new(),
+            index: HashMap::default(),
+            numbers: HashMap::default(),
+            le_cache: HashMap::default(),
+            build_cache: HashMap::default(),
+            sum_cache: HashMap::default(),
+            neg_cache: HashMap::default(),
+            thermo_cache: HashMap::default(),
+            area_cache: HashMap::default(),
+        };
+        s.zero();
+        s
+    }
+
+    /// Number of distinct canonical games stored.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True if nothing is stored (never, 0 is always there).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Left options of a canonical game (sorted by id).
+    pub fn left(&self, g: GameId) -> &[GameId] {
+        &self.nodes[g.index()].left
+    }
+
+    /// Right options of a canonical game (sorted by id).
+    pub fn right(&self, g: GameId) -> &[GameId] {
+        &self.nodes[g.index()].right
+    }
+
+    /// The number-up-star form, if the game is one.
+    pub fn nus(&self, g: GameId) -> Option<Nus> {
+        self.nodes[g.index()].nus
+    }
+
+    /// The value, if the game is a number.
+    pub fn number_value(&self, g: GameId) -> Option<Rational> {
+        self.nus(g).filter(Nus::is_number).map(|n| n.number)
+    }
+
+    /// True if the game is a number.
+    pub fn is_number(&self, g: GameId) -> bool {
+        self.number_value(g).is_some()
+    }
+
+    /// True if the game is an integer.
+    pub fn is_integer(&self, g: GameId) -> bool {
+        self.number_value(g).is_some_and(Rational::is_integer)
+    }
+
+    /// The game 0 = `{|}`.
+    pub fn zero(&mut self) -> GameId {
+        self.intern(Vec::new(), Vec::new())
+    }
+
+    /// `* = {0|0}`.
+    pub fn star(&mut self) -> GameId {
+        self.nimber(1)
+    }
+
+    /// `↑ = {0|*}`.
+    pub fn up(&mut self) -> GameId {
+        let z = self.zero();
+        let s = self.star();
+        self.intern(vec![z], vec![s])
+    }
+
+    /// The nimber `*n`.
+    pub fn nimber(&mut self, n: u32) -> GameId {
+        let opts: Vec<GameId> = (0..n).map(|k| self.nimber(k)).collect();
+        self.intern(opts.clone(), opts)
+    }
+
+    /// The canonical form of a dyadic number. Panics if `x` is not dyadic.
+    pub fn number(&mut self, x: Rational) -> GameId {
+        if let Some(&g) = self.numbers.get(&x) {
+            return g;
+        }
+        assert!(x.is_dyadic(), "{x} is not a dyadic rational");
+        let g = if x.is_integer() {
+            if x == Rational::ZERO {
+                self.intern(Vec::new(), Vec::new())
+            } else if x > Rational::ZERO {
+                let p = self.number(x - Rational::ONE);
+                self.intern(vec![p], Vec::new())
+            } else {
+                let p = self.number(x + Rational::ONE);
+                self.intern(Vec::new(), vec![p])
+            }
+        } else {
+            let step = Rational::new(1, x.denom()).unwrap_or(Rational::ONE);
+            let l = self.number(x - step);
+            let r = self.number(x + step);
+            self.intern(vec![l], vec![r])
+        };
+        self.numbers.insert(x, g);
+        g
+    }
+
+    /// The integer `n`.
+    pub fn integer(&mut self, n: i64) -> GameId {
+        self.number(Rational::int(n))
+    }
+
+    /// Interns an option list that is already canonical (no dominated or reversible options).
+    fn intern(&mut self, mut left: Vec<GameId>, mut right: Vec<GameId>) -> GameId {
+        left.sort_unstable();
+        left.dedup();
+        right.sort_unstable();
+        right.dedup();
+        let key = (left.into_boxed_slice(), right.into_boxed_slice());
+        if let Some(&g) = self.index.get(&key) {
+            return g;
+        }
+        let nus = self.recognize_nus(&key.0, &key.1);
+        let id =
+            GameId(u32::try_from(self.nodes.len()).unwrap_or_else(|_| panic!("game store full")));
+        self.nodes.push(Node {
+            left: key.0.clone(),
+            right: key.1.clone(),
+            nus,
+        });
+        self.index.insert(key, id);
+        if let Some(n) = nus.filter(Nus::is_number) {
+            self.numbers.entry(n.number).or_insert(id);
+        }
+        id
+    }
+
+    /// Recognizes canonical number-up-star forms from their options.
+    fn recognize_nus(&self, l: &[GameId], r: &[GameId]) -> Option<Nus> {
+        let num = |g: GameId| self.number_value(g);
+        // Numbers: all options numbers and max L < min R.
+        let ln: Option<Vec<Rational>> = l.iter().map(|&g| num(g)).collect();
+        let rn: Option<Vec<Rational>> = r.iter().map(|&g| num(g)).collect();
+        if let (Some(ln), Some(rn)) = (&ln, &rn) {
+            let lo = ln.iter().copied().max();
+            let hi = rn.iter().copied().min();
+            let ok = match (lo, hi) {
+                (Some(a), Some(b)) => a < b,
+                _ => true,
+            };
+            if ok {
+                return Some(Nus {
+                    number: simplest_between(lo, hi),
+                    ups: 0,
+                    nimber: 0,
+                });
+            }
+        }
+        let nus = |g: GameId| self.nus(g);
+        // n + *m: L = R = {n + *k : k < m}.
+        if !l.is_empty() && l == r {
+            let first = nus(l[0])?;
+            let n = first.number;
+            let mut nims: Vec<u32> = Vec::new();
+            for &g in l {
+                let x = nus(g)?;
+                if x.number != n || x.ups != 0 {
+                    return None;
+                }
+                nims.push(x.nimber);
+            }
+            nims.sort_unstable();
+            if nims.iter().enumerate().all(|(k, &v)| v == k as u32) {
+                return Some(Nus {
+                    number: n,
+                    ups: 0,
+                    nimber: nims.len() as u32,
+                });
+            }
+            return None;
+        }
+        // {n, n* | n} = n↑* and {n | n, n*} = n↓*.
+        if l.len() == 2 && r.len() == 1 {
+            let x = num(r[0])?;
+            let a = nus(l[0])?;
+            let b = nus(l[1])?;
+            let ok = |p: Nus, q: Nus| {
+                p.is_number() && p.number == x && q.number == x && q.ups == 0 && q.nimber == 1
+            };
+            if ok(a, b) || ok(b, a) {
+                return Some(Nus {
+                    number: x,
+                    ups: 1,
+                    nimber: 1,
+                });
+            }
+            return None;
+        }
+        if l.len() == 1 && r.len() == 2 {
+            let x = num(l[0])?;
+            let a = nus(r[0])?;
+            let b = nus(r[1])?;
+            let ok = |p: Nus, q: Nus| {
+                p.is_number() && p.number == x && q.number == x && q.ups == 0 && q.nimber == 1
+            };
+            if ok(a, b) || ok(b, a) {
+                return Some(Nus {
+                    number: x,
+                    ups: -1,
+                    nimber: 1,
+                });
+            }
+            return None;
+        }
+        if l.len() == 1 && r.len() == 1 {
+            let a = nus(l[0])?;
+            let b = nus(r[0])?;
+            // {n | n + (k↑ + *m)}, k >= 0, not a number: n + (k+1)↑ + *(m^1).
+            if a.is_number() && !b.is_number() && b.number == a.number && b.ups >= 0 {
+                return Some(Nus {
+                    number: a.number,
+                    ups: b.ups + 1,
+                    nimber: b.nimber ^ 1,
+                });
+            }
+            if b.is_number() && !a.is_number() && a.number == b.number && a.ups <= 0 {
+                return Some(Nus {
+                    number: b.number,
+                    ups: a.ups - 1,
+                    nimber: a.nimber ^ 1,
+                });
+            }
+        }
+        None
+    }
+
+    // ----- comparison -----
+
+    /// `g <= h`.
+    pub fn le(&mut self, g: GameId, h: GameId) -> bool {
+        if g == h {
+            return true;
+        }
+        if let (Some(x), Some(y)) = (self.number_value(g), self.number_value(h)) {
+            return x <= y;
+        }
+        if let Some(&b) = self.le_cache.get(&(g, h)) {
+            return b;
+        }
+        // g <= h iff no g^L >= h and no h^R <= g.
+        let mut result = true;
+        for i in 0..self.right(h).len() {
+            let x = self.right(h)[i];
+            if self.le(x, g) {
+                result = false;
+                break;
+            }
+        }
+        if result {
+            for i in 0..self.left(g).len() {
+                let x = self.left(g)[i];
+                if self.le(h, x) {
+                    result = false;
+                    break;
+                }
+            }
+        }
+        self.le_cache.insert((g, h), result);
+        result
+    }
+
+    /// `g >= h`.
+    pub fn ge(&mut self, g: GameId, h: GameId) -> bool {
+        self.le(h, g)
+    }
+
+    /// `g < h`.
+    pub fn lt(&mut self, g: GameId, h: GameId) -> bool {
+        g != h && self.le(g, h) && !self.le(h, g)
+    }
+
+    /// `g > h`.
+    pub fn gt(&mut self, g: GameId, h: GameId) -> bool {
+        self.lt(h, g)
+    }
+
+    /// `g == h` (canonical forms are unique).
+    pub fn eq(&self, g: GameId, h: GameId) -> bool {
+        g == h
+    }
+
+    /// `g || h`: incomparable (confused).
+    pub fn confused(&mut self, g: GameId, h: GameId) -> bool {
+        !self.le(g, h) && !self.le(h, g)
+    }
+
+    /// The partial order: `Some(Less/Equal/Greater)` or `None` if confused.
+    pub fn compare(&mut self, g: GameId, h: GameId) -> Option<Ordering> {
+        match (self.le(g, h), self.le(h, g)) {
+            (true, true) => Some(Ordering::Equal),
+            (true, false) => Some(Ordering::Less),
+            (false, true) => Some(Ordering::Greater),
+            (false, false) => None,
+        }
+    }
+
+    /// The outcome class of `g`.
+    pub fn outcome(&mut self, g: GameId) -> Outcome {
+        let z = self.zero();
+        match (self.le(z, g), self.le(g, z)) {
+            (true, true) => Outcome::P,
+            (true, false) => Outcome::L,
+            (false, true) => Outcome::R,
+            (false, false) => Outcome::N,
+        }
+    }
+
+    /// `x <= G` where `G = {l | r}` is given by (not necessarily canonical) options.
+    fn le_proto_right(&mut self, x: GameId, l: &[GameId], r: &[GameId]) -> bool {
+        for &gr in r {
+            if self.le(gr, x) {
+                return false;
+            }
+        }
+        for i in 0..self.left(x).len() {
+            let y = self.left(x)[i];
+            if self.le_proto_left(l, r, y) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `G <= y` where `G = {l | r}`.
+    fn le_proto_left(&mut self, l: &[GameId], r: &[GameId], y: GameId) -> bool {
+        for &gl in l {
+            if self.le(y, gl) {
+                return false;
+            }
+        }
+        for i in 0..self.right(y).len() {
+            let x = self.right(y)[i];
+            if self.le_proto_right(x, l, r) {
+                return false;
+            }
+        }
+        true
+    }
+
+    // ----- construction -----
+
+    /// The canonical form of `{l | r}` for canonical options `l`, `r`: dominated options
+    /// are removed and reversible ones bypassed until none is left.
+    pub fn game(&mut self, l: &[GameId], r: &[GameId]) -> GameId {
+        let mut l: Vec<GameId> = l.to_vec();
+        let mut r: Vec<GameId> = r.to_vec();
+        l.sort_unstable();
+        l.dedup();
+        r.sort_unstable();
+        r.dedup();
+        let key = (l.clone().into_boxed_slice(), r.clone().into_boxed_slice());
+        if let Some(&g) = self.build_cache.get(&key) {
+            return g;
+        }
+        let g = self.canonicalize(l, r);
+        self.build_cache.insert(key, g);
+        g
+    }
+
+    fn canonicalize(&mut self, mut l: Vec<GameId>, mut r: Vec<GameId>) -> GameId {
+        // All options numbers: a number, or a switch between the best options.
+        let ln: Option<Vec<Rational>> = l.iter().map(|&g| self.number_value(g)).collect();
+        let rn: Option<Vec<Rational>> = r.iter().map(|&g| self.number_value(g)).collect();
+        if let (Some(ln), Some(rn)) = (ln, rn) {
+            let lo = ln.iter().copied().max();
+            let hi = rn.iter().copied().min();
+            let is_number = match (lo, hi) {
+                (Some(a), Some(b)) => a < b,
+                _ => true,
+            };
+            if is_number {
+                let x = simplest_between(lo, hi);
+                return self.number(x);
+            }
+        }
+        loop {
+            self.remove_dominated(&mut l, true);
+            self.remove_dominated(&mut r, false);
+            let mut changed = false;
+            // Bypass reversible Left options: G^L with some G^{LR} <= G.
+            'outer_l: for i in 0..l.len() {
+                let gl = l[i];
+                let glr: Vec<GameId> = self.right(gl).to_vec();
+                for x in glr {
+                    if self.le_proto_right(x, &l, &r) {
+                        l.swap_remove(i);
+                        let repl: Vec<GameId> = self.left(x).to_vec();
+                        for y in repl {
+                            if !l.contains(&y) {
+                                l.push(y);
+                            }
+                        }
+                        changed = true;
+                        break 'outer_l;
+                    }
+                }
+            }
+            if changed {
+                continue;
+            }
+            'outer_r: for i in 0..r.len() {
+                let gr = r[i];
+                let grl: Vec<GameId> = self.left(gr).to_vec();
+                for x in grl {
+                    if self.le_proto_left(&l, &r, x) {
+                        r.swap_remove(i);
+                        let repl: Vec<GameId> = self.right(x).to_vec();
+                        for y in repl {
+                            if !r.contains(&y) {
+                                r.push(y);
+                            }
+                        }
+                        changed = true;
+                        break 'outer_r;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.intern(l, r)
+    }
+
+    /// Removes dominated options: for Left the ones `<=` another, for Right the ones `>=`.
+    fn remove_dominated(&mut self, opts: &mut Vec<GameId>, left: bool) {
+        opts.sort_unstable();
+        opts.dedup();
+        let n = opts.len();
+        let mut keep = vec![true; n];
+        for i in 0..n {
+            if !keep[i] {
+                continue;
+            }
+            for j in 0..n {
+                if i == j || !keep[j] {
+                    continue;
+                }
+                let dominated = if left {
+                    self.le(opts[i], opts[j])
+                } else {
+                    self.le(opts[j], opts[i])
+                };
+                if dominated {
+                    keep[i] = false;
+                    break;
+                }
+            }
+        }
+        let mut k = 0;
+        opts.retain(|_| {
+            let b = keep[k];
+            k += 1;
+            b
+        });
+    }
+
+    // ----- arithmetic -----
+
+    /// `-g`.
+    pub fn neg(&mut self, g: GameId) -> GameId {
+        if let Some(&n) = self.neg_cache.get(&g) {
+            return n;
+        }
+        if let Some(x) = self.number_value(g) {
+            let n = self.number(-x);
+            self.neg_cache.insert(g, n);
+            return n;
+        }
+        let l: Vec<GameId> = self.left(g).to_vec();
+        let r: Vec<GameId> = self.right(g).to_vec();
+        let nl: Vec<GameId> = r.into_iter().map(|x| self.neg(x)).collect();
+        let nr: Vec<GameId> = l.into_iter().map(|x| self.neg(x)).collect();
+        // The negative of a canonical form is canonical.
+        let n = self.intern(nl, nr);
+        self.neg_cache.insert(g, n);
+        self.neg_cache.insert(n, g);
+        n
+    }
+
+    /// The disjunctive sum `g + h` (memoized).
+    pub fn add(&mut self, g: GameId, h: GameId) -> GameId {
+        let z = self.zero();
+        if g == z {
+            return h;
+        }
+        if h == z {
+            return g;
+        }
+        let (a, b) = if g <= h { (g, h) } else { (h, g) };
+        if let Some(&s) = self.sum_cache.get(&(a, b)) {
+            return s;
+        }
+        let xa = self.number_value(a);
+        let xb = self.number_value(b);
+        let s = match (xa, xb) {
+            (Some(x), Some(y)) => self.number(x + y),
+            _ => {
+                let mut l = Vec::new();
+                let mut r = Vec::new();
+                // Number avoidance: never move in a number while the other part is not one.
+                if xa.is_none() {
+                    for x in self.left(a).to_vec() {
+                        l.push(self.add(x, b));
+                    }
+                    for x in self.right(a).to_vec() {
+                        r.push(self.add(x, b));
+                    }
+                }
+                if xb.is_none() {
+                    for x in self.left(b).to_vec() {
+                        l.push(self.add(a, x));
+                    }
+                    for x in self.right(b).to_vec() {
+                        r.push(self.add(a, x));
+                    }
+                }
+                self.game(&l, &r)
+            }
+        };
+        self.sum_cache.insert((a, b), s);
+        s
+    }
+
+    /// `g - h`.
+    pub fn sub(&mut self, g: GameId, h: GameId) -> GameId {
+        let nh = self.neg(h);
+        self.add(g, nh)
+    }
+
+    /// The sum of many games.
+    pub fn sum(&mut self, games: &[GameId]) -> GameId {
+        let mut s = self.zero();
+        for &g in games {
+            s = self.add(s, g);
+        }
+        s
+    }
+
+    // ----- stops -----
+
+    /// The left stop (the number reached with Left moving first and alternate play).
+    pub fn left_stop(&self, g: GameId) -> Rational {
+        if let Some(x) = self.number_value(g) {
+            return x;
+        }
+        self.left(g)
+            .iter()
+            .map(|&x| self.right_stop(x))
+            .max()
+            .unwrap_or(Rational::ZERO)
+    }
+
+    /// The right stop.
+    pub fn right_stop(&self, g: GameId) -> Rational {
+        if let Some(x) = self.number_value(g) {
+            return x;
+        }
+        self.right(g)
+            .iter()
+            .map(|&x| self.left_stop(x))
+            .min()
+            .unwrap_or(Rational::ZERO)
+    }
+
+    /// The birthday (height of the game tree of the canonical form).
+    pub fn birthday(&self, g: GameId) -> usize {
+        self.left(g)
+            .iter()
+            .chain(self.right(g))
+            .map(|&x| self.birthday(x) + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    // ----- printing -----
+
+    /// CGSuite's deterministic ordering of options: numbers, then nimbers, then other
+    /// number-up-stars, then the rest by their sorted option lists.
+    pub fn cgsuite_cmp(&self, g: GameId, h: GameId) -> Ordering {
+        if g == h {
+            return Ordering::Equal;
+        }
+        let rank = |x: Option<Nus>| match x {
+            Some(n) if n.is_number() => 0,
+            Some(n) if n.number == Rational::ZERO && n.ups == 0 => 1,
+            Some(_) => 2,
+            None => 3,
+        };
+        let (a, b) = (self.nus(g), self.nus(h));
+        let (ra, rb) = (rank(a), rank(b));
+        if ra != rb {
+            return ra.cmp(&rb);
+        }
+        match (a, b) {
+            (Some(a), Some(b)) => match ra {
+                0 => a.number.cmp(&b.number),
+                1 => a.nimber.cmp(&b.nimber),
+                _ => (a.number, a.ups, a.nimber).cmp(&(b.number, b.ups, b.nimber)),
+            },
+            _ => {
+                let gl = self.sorted(self.left(g));
+                let hl = self.sorted(self.left(h));
+                let c = self.cmp_lists(&gl, &hl);
+                if c != Ordering::Equal {
+                    return c;
+                }
+                let gr = self.sorted(self.right(g));
+                let hr = self.sorted(self.right(h));
+                self.cmp_lists(&gr, &hr)
+            }
+        }
+    }
+
+    fn cmp_lists(&self, a: &[GameId], b: &[GameId]) -> Ordering {
+        for (x, y) in a.iter().zip(b) {
+            let c = self.cgsuite_cmp(*x, *y);
+            if c != Ordering::Equal {
+                return c;
+            }
+        }
+        a.len().cmp(&b.len())
+    }
+
+    fn sorted(&self, opts: &[GameId]) -> Vec<GameId> {
+        let mut v = opts.to_vec();
+        v.sort_by(|&a, &b| self.cgsuite_cmp(a, b));
+        v
+    }
+
+    /// The CGSuite notation of `g` (plain text): numbers `1/2`, `*2`, `^`, `v*`, `+-1`,
+    /// `+-{1,{2|0}}`, `{3|{1|0},*}`, slashes `{4||2|0}` for single nested options.
+    pub fn display(&mut self, g: GameId) -> String {
+        let mut out = String::new();
+        self.append(g, &mut out, true, false);
+        out
+    }
+
+    fn append_nus(&self, n: Nus, out: &mut String, force_parens: bool) {
+        let is_nimber = n.number == Rational::ZERO && n.ups == 0;
+        // Parentheses around a number-up-star with a number or a star next to its ups.
+        let pure_ups = n.number == Rational::ZERO && n.nimber == 0;
+        let parens = force_parens && !n.is_number() && !is_nimber && !pure_ups;
+        if parens {
+            out.push('(');
+        }
+        if n.number != Rational::ZERO || (n.nimber == 0 && n.ups == 0) {
+            let _ = write!(out, "{}", n.number);
+        }
+        if n.ups != 0 {
+            out.push_str(match n.ups {
+                2 => "^^",
+                -2 => "vv",
+                x if x > 0 => "^",
+                _ => "v",
+            });
+            if n.ups.abs() > 2 {
+                let _ = write!(out, "{}", n.ups.abs());
+            }
+        }
+        if n.nimber != 0 {
+            out.push('*');
+            if n.nimber > 1 {
+                let _ = write!(out, "{}", n.nimber);
+            }
+        }
+        if parens {
+            out.push(')');
+        }
+    }
+
+    /// CGSuite's `isNumberTiny`: `{x || x | y}` with `mean(y) < x` (or the mirror image).
+    fn number_tiny(&mut self, g: GameId) -> Option<(bool, GameId, GameId)> {
+        let l = self.left(g).to_vec();
+        let r = self.right(g).to_vec();
+        if l.len() != 1 || r.len() != 1 {
+            return None;
+        }
+        if let Some(x) = self.number_value(l[0]) {
+            let rl = self.left(r[0]).to_vec();
+            let rr = self.right(r[0]).to_vec();
+            if rl.len() == 1 && rr.len() == 1 && rl[0] == l[0] && self.mean(rr[0]) < x {
+                // Tiny: translate x, subscript x - y.
+                let sub = self.sub(l[0], rr[0]);
+                return Some((true, l[0], sub));
+            }
+        }
+        if let Some(x) = self.number_value(r[0]) {
+            let ll = self.left(l[0]).to_vec();
+            let lr = self.right(l[0]).to_vec();
+            if lr.len() == 1 && ll.len() == 1 && lr[0] == r[0] && self.mean(ll[0]) > x {
+                let sub = self.sub(ll[0], r[0]);
+                return Some((false, r[0], sub));
+            }
+        }
+        None
+    }
+
+    /// Appends `g`; returns the number of slashes used at the top level (0 if bracketed).
+    fn append(
+        &mut self,
+        g: GameId,
+        out: &mut String,
+        force_brackets: bool,
+        force_parens: bool,
+    ) -> usize {
+        const MAX_SLASHES: usize = 4;
+        if let Some(n) = self.nus(g) {
+            self.append_nus(n, out, force_parens);
+            return 0;
+        }
+        let lo = self.sorted(self.left(g));
+        let ro = self.sorted(self.right(g));
+        let negative = self.neg(g);
+        if negative == g && !lo.is_empty() {
+            out.push_str("+-");
+            if lo.len() > 1 {
+                out.push('{');
+            }
+            for (i, &x) in lo.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                self.append(x, out, true, lo.len() == 1);
+            }
+            if lo.len() > 1 {
+                out.push('}');
+            }
+            return 0;
+        }
+        if let Some((tiny, translate, subscript)) = self.number_tiny(g) {
+            if force_parens {
+                out.push('(');
+            }
+            let z = self.zero();
+            if translate != z {
+                self.append(translate, out, false, false);
+                out.push('+');
+            }
+            let frac = self
+                .number_value(subscript)
+                .is_some_and(|x| !x.is_integer());
+            if frac {
+                out.push('(');
+            }
+            self.append(subscript, out, true, true);
+            if frac {
+                out.push(')');
+            }
+            out.push_str(if tiny { ".Tiny" } else { ".Miny" });
+            if force_parens {
+                out.push(')');
+            }
+            return 0;
+        }
+        let mut left_out = String::new();
+        let mut slashes_l = 1;
+        for (i, &x) in lo.iter().enumerate() {
+            if i > 0 {
+                left_out.push(',');
+            }
+            slashes_l = slashes_l.max(self.append(x, &mut left_out, lo.len() > 1, false) + 1);
+        }
+        let mut right_out = String::new();
+        let mut slashes_r = 1;
+        for (i, &x) in ro.iter().enumerate() {
+            if i > 0 {
+                right_out.push(',');
+            }
+            slashes_r = slashes_r.max(self.append(x, &mut right_out, ro.len() > 1, false) + 1);
+        }
+        let slashes = slashes_l.max(slashes_r);
+        let brackets = force_brackets || slashes >= MAX_SLASHES;
+        if brackets {
+            out.push('{');
+        }
+        out.push_str(&left_out);
+        for _ in 0..slashes.min(MAX_SLASHES) {
+            out.push('|');
+        }
+        out.push_str(&right_out);
+        if brackets {
+            out.push('}');
+            0
+        } else {
+            slashes
+        }
+    }
+
+    /// The game written with braces only, options in CGSuite order (no `+-`, no slashes).
+    pub fn display_braces(&mut self, g: GameId) -> String {
+        if let Some(n) = self.nus(g) {
+            let mut s = String::new();
+            self.append_nus(n, &mut s, false);
+            return s;
+        }
+        let lo = self.sorted(self.left(g));
+        let ro = self.sorted(self.right(g));
+        let l: Vec<String> = lo.iter().map(|&x| self.display_braces(x)).collect();
+        let r: Vec<String> = ro.iter().map(|&x| self.display_braces(x)).collect();
+        format!("{{{}|{}}}", l.join(","), r.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(a: i64, b: i64) -> Rational {
+        Rational::new(a, b).expect("valid")
+    }
+
+    #[test]
+    fn simplest_numbers() {
+        assert_eq!(simplest_between(None, None), Rational::ZERO);
+        assert_eq!(simplest_between(Some(r(1, 1)), None), r(2, 1));
+        assert_eq!(simplest_between(None, Some(r(-1, 2))), r(-1, 1));
+        assert_eq!(simplest_between(Some(r(0, 1)), Some(r(1, 1))), r(1, 2));
+        assert_eq!(simplest_between(Some(r(1, 4)), Some(r(1, 2))), r(3, 8));
+        assert_eq!(
+            simplest_between(Some(r(-3, 1)), Some(r(5, 2))),
+            Rational::ZERO
+        );
+        assert_eq!(simplest_between(Some(r(3, 2)), Some(r(4, 1))), r(2, 1));
+    }
+
+    #[test]
+    fn number_up_star_forms_print_like_cgsuite() {
+        let mut s = GameStore::new();
+        let z = s.zero();
+        let st = s.star();
+        let up = s.up();
+        let one = s.integer(1);
+        let half = s.number(r(1, 2));
+        let cases: Vec<(GameId, &str)> = vec![
+            (z, "0"),
+            (st, "*"),
+            (up, "^"),
+            (s.game(&[z, st], &[z]), "^*"),
+            (s.add(up, up), "^^"),
+            (s.nimber(3), "*3"),
+            (s.add(half, st), "1/2*"),
+            (s.game(&[one], &[z]), "{1|0}"),
+            (s.neg(up), "v"),
+        ];
+        for (g, text) in cases {
+            assert_eq!(s.display(g), text);
+            assert_eq!(s.parse(text), Ok(g), "{text}");
+        }
+        let three_up = s.parse("^3").expect("parse");
+        assert_eq!(s.nus(three_up).map(|n| n.ups), Some(3));
+        let pm = s.parse("{1|-1}").expect("parse");
+        assert_eq!(s.display(pm), "+-1");
+        let g = s.parse("{4||2|0}").expect("parse");
+        assert_eq!(s.display(g), "{4||2|0}");
+        assert_eq!(s.display_braces(g), "{4|{2|0}}");
+        // Reversible options are bypassed: {*|*} = 0, {^|^}... and dominated ones removed.
+        assert_eq!(s.game(&[st], &[st]), z);
+        assert_eq!(s.game(&[z, one], &[]), s.integer(2));
+        assert!(s.parse("{1|").is_err());
+        assert!(s.parse("1/3").is_err());
+    }
+
+    #[test]
+    fn stops_and_comparisons() {
+        let mut s = GameStore::new();
+        let g = s.parse("{3|{1|-1}}").expect("parse");
+        assert_eq!(s.left_stop(g), r(3, 1));
+        assert_eq!(s.right_stop(g), r(1, 1));
+        let one = s.integer(1);
+        let three = s.integer(3);
+        let minus_one = s.integer(-1);
+        assert!(s.confused(g, three));
+        assert!(s.gt(g, minus_one));
+        assert!(!s.lt(g, one));
+        let up = s.up();
+        let st = s.star();
+        let z = s.zero();
+        assert!(s.gt(up, z));
+        assert!(s.confused(st, z));
+        assert!(s.confused(up, st));
+        assert_eq!(s.outcome(up), Outcome::L);
+    }
+}

@@ -1,0 +1,46 @@
+//! Combinatorial game theory for Amazons areas: exact rationals, canonical short partizan games in a hash-consed store, subzero thermographs, classification and bounds.
+//!
+//! Conventions: Left = Black = positive, Right = White = negative.
+//!
+//! * [`Rational`]: exact `i64` rationals.
+//! * [`GameStore`] / [`GameId`]: canonical forms, built from option lists, with sums,
+//!   negation, comparison, stops, outcome classes and CGSuite-style printing and parsing.
+//! * [`Thermograph`]: thermographs with a tax down to -1 (subzero thermography), as exact
+//!   piecewise-linear walls, with the CGSuite point notation.
+//! * [`Class`], [`Bound`], [`BoundKind`]: classification and (tightened/relaxed) bounds of
+//!   the paper's section II-D.
+//! * [`amazons`]: plain Amazons move generation and the canonical value of a small area.
+
+pub mod amazons;
+pub mod classify;
+mod fx;
+pub mod game;
+pub mod parse;
+pub mod rational;
+pub mod thermograph;
+
+pub use amazons::{
+    followers, followers_limited, search_first_player_wins, search_first_player_wins_limited,
+    DEFAULT_FOLLOWER_LIMIT,
+};
+pub use classify::{Bound, BoundKind, Class, InfKind};
+pub use game::{GameId, GameStore, Nus, Outcome};
+pub use rational::Rational;
+pub use thermograph::{Thermograph, Trajectory};
+
+/// Errors of this crate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CgtError {
+    /// A game string could not be parsed.
+    #[error("cannot parse game {text:?}: {reason}")]
+    Parse { text: String, reason: String },
+    /// A thermograph string could not be parsed.
+    #[error("cannot parse thermograph: {0}")]
+    ThermographParse(String),
+    /// The area has more followers than the limit allows.
+    #[error("area too complex: more than {limit} followers")]
+    TooComplex { limit: usize },
+    /// The position is not valid (cells do not match the board).
+    #[error("invalid position: {0}")]
+    InvalidPosition(String),
+}

@@ -1,0 +1,227 @@
+//! Territory filling: the plodding heuristic and exact one-player search, both with the
+//! blocker constraint (a blocker's first move must shoot back onto its origin).
+//!
+//! Both compute a number of moves the owner can really make, so either is a lower bound
+//! on the territory's value; the exact search is the true maximum for the given queens.
+
+use crate::bitboard::Bb;
+use crate::geometry::Geometry;
+use std::collections::HashMap;
+
+/// Territories with at most this many empty squares are searched exhaustively.
+pub const EXACT_LIMIT: u32 = 12;
+
+/// Memo entries kept before the cache is cleared.
+const MEMO_CAP: usize = 1 << 21;
+
+/// A one-player filling problem: the mover's queens, the empties it may use (everything
+/// else is a wall), and the queens still bound by the blocker constraint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Solo {
+    pub queens: Bb,
+    pub empties: Bb,
+    pub blockers: Bb,
+}
+
+/// The result of filling one territory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fill {
+    /// Moves the owner can make.
+    pub moves: u32,
+    /// Whether `moves` is the exact maximum (exhaustive search).
+    pub exact: bool,
+    /// Blockers the line needs (the rest may be left unused).
+    pub relied: Bb,
+}
+
+/// Caches for exact one-player search.
+#[derive(Debug, Default)]
+pub struct Filler {
+    memo: HashMap<Solo, u8>,
+}
+
+impl Filler {
+    pub fn new() -> Filler {
+        Filler::default()
+    }
+
+    /// Exact maximum number of moves of `s.queens` alone in `s.empties`.
+    pub fn exact(&mut self, g: &Geometry, s: Solo) -> u32 {
+        self.exact_rec(g, s) as u32
+    }
+
+    fn exact_rec(&mut self, g: &Geometry, s: Solo) -> u8 {
+        if let Some(&v) = self.memo.get(&s) {
+            return v;
+        }
+        let cap = s.empties.count() as u8;
+        let mut best = 0u8;
+        let occ = g.all - s.empties;
+        'outer: for q in s.queens.iter() {
+            let qb = Bb::from_square(q);
+            let lifted = occ - qb;
+            for to in g.queen_attacks(q, occ).iter() {
+                let tb = Bb::from_square(to);
+                let mut arrows = g.queen_attacks(to, lifted | tb);
+                if s.blockers.has(q) {
+                    // Blocker constraint: the first move shoots back onto the origin.
+                    arrows &= qb;
+                }
+                for a in arrows.iter() {
+                    let next = Solo {
+                        queens: (s.queens - qb) | tb,
+                        empties: ((s.empties | qb) - tb) - Bb::from_square(a),
+                        blockers: s.blockers - qb,
+                    };
+                    let v = 1 + self.exact_rec(g, next);
+                    if v > best {
+                        best = v;
+                        if best == cap {
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+        }
+        if self.memo.len() >= MEMO_CAP {
+            self.memo.clear();
+        }
+        self.memo.insert(s, best);
+        best
+    }
+
+    /// A territory's guaranteed moves: exact when `exact_ok` and small enough, else
+    /// plodding. Then blockers the result does not need are dropped one by one, trying
+    /// them in the order `prefer_free` (the most useful elsewhere first): a dropped
+    /// blocker is a wall for this territory (it never enters it), so it may serve
+    /// another area.
+    pub fn fill(&mut self, g: &Geometry, s: Solo, exact_ok: bool, prefer_free: &[u8]) -> Fill {
+        let n = s.empties.count();
+        let first = plod(g, s);
+        let search = first.moves < n && exact_ok && n <= EXACT_LIMIT;
+        let value = |f: &mut Filler, t: Solo| -> u32 {
+            if search {
+                f.exact(g, t)
+            } else {
+                plod(g, t).moves
+            }
+        };
+        let best = if search {
+            self.exact(g, s)
+        } else {
+            first.moves
+        };
+        let order = prefer_free
+            .iter()
+            .copied()
+            .filter(|&b| s.blockers.has(b))
+            .chain(s.blockers.iter().filter(|b| !prefer_free.contains(b)));
+        let mut cur = s;
+        for b in order {
+            let bb = Bb::from_square(b);
+            let without = Solo {
+                queens: cur.queens - bb,
+                empties: cur.empties,
+                blockers: cur.blockers - bb,
+            };
+            if value(self, without) >= best {
+                cur = without;
+            }
+        }
+        let relied = if search {
+            cur.blockers
+        } else {
+            plod(g, cur).relied
+        };
+        Fill {
+            moves: best,
+            // A line that fills every square is optimal.
+            exact: search || best == n,
+            relied,
+        }
+    }
+}
+
+/// The plodding heuristic (paper IV-A1/2): queens step to a neighbouring empty square and
+/// shoot back onto the square they left, so each visited square is used once. Normal
+/// queens go first; a blocker moves only when no normal queen can (its shoot-back is
+/// exactly the blocker constraint, after which it is a normal queen). Among the possible
+/// steps the one into the square with the fewest empty neighbours is taken.
+pub fn plod(g: &Geometry, mut s: Solo) -> Fill {
+    let mut moves = 0;
+    let mut relied = Bb::EMPTY;
+    loop {
+        let mut best: Option<(bool, u32, u8, u8)> = None;
+        for q in s.queens.iter() {
+            let is_blocker = s.blockers.has(q);
+            for to in (g.neighbours(q) & s.empties).iter() {
+                let deg = (g.neighbours(to) & s.empties).count();
+                let key = (is_blocker, deg);
+                if best.is_none_or(|(b, d, _, _)| key < (b, d)) {
+                    best = Some((is_blocker, deg, q, to));
+                }
+            }
+        }
+        let Some((is_blocker, _, from, to)) = best else {
+            return Fill {
+                moves,
+                exact: false,
+                relied,
+            };
+        };
+        if is_blocker {
+            relied |= Bb::from_square(from);
+        }
+        let (qb, tb) = (Bb::from_square(from), Bb::from_square(to));
+        s.queens = (s.queens - qb) | tb;
+        s.empties = s.empties - tb;
+        s.blockers = s.blockers - qb;
+        moves += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pos::Pos;
+    use amazons_format::{Color, Position};
+
+    fn solo(grid: &str, blockers: bool) -> (Geometry, Solo) {
+        let p = Position::parse_grid(grid, Color::White).expect("grid");
+        let g = Geometry::new(p.board);
+        let pos = Pos::from_position(&p);
+        let s = Solo {
+            queens: pos.black,
+            empties: pos.empty(&g),
+            blockers: if blockers { pos.black } else { Bb::EMPTY },
+        };
+        (g, s)
+    }
+
+    #[test]
+    fn defective_simple_territory() {
+        // Paper Fig. 7 left / seed 000: one queen, 2x3, one square unreachable.
+        let (g, s) = solo("#X#|.#.", false);
+        assert_eq!(plod(&g, s).moves, 1);
+        let mut f = Filler::new();
+        assert_eq!(f.exact(&g, s), 1);
+        let fill = f.fill(&g, s, true, &[]);
+        assert_eq!((fill.moves, fill.exact), (1, true));
+    }
+
+    #[test]
+    fn blocker_constraint_costs_moves() {
+        // Paper Fig. 7 right: blocker b2 with empties a3, a1, c1. Free, it fills all three
+        // (b2-a3xc1, a3-b2xa3, b2-a1xb2); bound by the constraint its first move shoots
+        // back onto b2 and it is shut in a corner: bounds [1, 3].
+        let (g, free) = solo(".##|#X#|.#.", false);
+        let (_, bound) = solo(".##|#X#|.#.", true);
+        let mut f = Filler::new();
+        assert_eq!(f.exact(&g, free), 3);
+        assert_eq!(f.exact(&g, bound), 1);
+        assert_eq!(plod(&g, bound).moves, 1);
+        assert_eq!(plod(&g, bound).relied.count(), 1);
+        let fill = f.fill(&g, bound, true, &[]);
+        assert_eq!((fill.moves, fill.exact, fill.relied.count()), (1, true, 1));
+    }
+}

@@ -1,0 +1,516 @@
+//! Static evaluation after Song & Müller (2014): partition, area bounds, global verdict.
+//!
+//! # Why the sum of the area bounds bounds the position
+//!
+//! Basic areas are independent games, so their bounds add (combinatorial game sums).
+//! Inside one mixed basic area `B` the improved partition yields territories `T` (sealed
+//! from the opponent by the owner's blockers) and the remaining active area `R`; they
+//! share blockers, so they are not independent games. Their bounds still add, by a
+//! counting argument played in `B - L` with spares (Black second, for the lower bound
+//! `L`; the upper bound is symmetric):
+//!
+//! * Black fills each of its territories with its normal queens and the blockers
+//!   assigned to it (each blocker to at most one territory: the correction of seed 000),
+//!   every blocker's first move shooting back onto its origin. So every territory stays
+//!   sealed (an arrow replaces each blocker that moves) and its lower bound `p_T` is a
+//!   line Black can always play. Black's safe move in `R` (if claimed) uses no blocker a
+//!   territory relies on, and shoots back too.
+//! * White can never enter a Black territory, so White's moves burn squares of White
+//!   territories and of `R` only: at most `sum v(U) + v(R) - s_B` of them, where `s_B`
+//!   is Black's safe move in `R`. That is the sum of the lower bounds `-v(U)` and
+//!   `2 s_B - v(R)` and the `p_T`.
+//! * Upper ends of territories are their empty-square counts (never a constrained value:
+//!   the owner may break the blocker constraint when it suits him).
+//!
+//! Small mixed basic areas are instead searched whole (no split), which needs no such
+//! argument. The global verdict applies the winner rules of [`Bounds::winner`].
+
+pub mod bounds;
+pub mod fill;
+pub mod local;
+pub mod partition;
+pub mod static_rules;
+
+#[cfg(test)]
+mod tests;
+
+pub use bounds::{Bound, BoundKind, Bounds, Rational};
+pub use partition::{Area, AreaKind, Source};
+pub use static_rules::Rule;
+
+use crate::bitboard::Bb;
+use crate::geometry::Geometry;
+use crate::pos::Pos;
+use amazons_format::Color;
+use fill::{Filler, Solo};
+use local::LocalSearch;
+use partition::TerritoryPart;
+use std::fmt;
+
+/// Most assignments of shared blockers tried exhaustively before falling back to greedy.
+const ASSIGNMENT_CAP: usize = 64;
+
+/// Which evaluation components are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvalConfig {
+    /// Improved partition with blocker territories.
+    pub blockers: bool,
+    /// Safe-move rules on active areas.
+    pub static_rules: bool,
+    /// Local search of small mixed areas.
+    pub local_search: bool,
+    /// Local search only when queens plus empties is below this.
+    pub local_limit: u32,
+    /// Exhaustive one-player search for territories with at most 12 empties.
+    pub exact_territories: bool,
+}
+
+impl Default for EvalConfig {
+    fn default() -> EvalConfig {
+        EvalConfig {
+            blockers: true,
+            static_rules: true,
+            local_search: true,
+            local_limit: 9,
+            exact_territories: true,
+        }
+    }
+}
+
+/// The result of evaluating a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluation {
+    pub areas: Vec<Area>,
+    /// Sum of the area bounds.
+    pub total: Bounds,
+    /// The winner the total proves with the position's side to move.
+    pub winner: Option<Color>,
+}
+
+/// Counts of areas by kind and by how their bounds were obtained (paper Fig. 15).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub evaluations: u64,
+    pub wins: u64,
+    pub simple_heuristic: u64,
+    pub simple_exact: u64,
+    pub blocker_heuristic: u64,
+    pub blocker_exact: u64,
+    pub active_heuristic: u64,
+    pub active_static: u64,
+    pub active_search: u64,
+}
+
+impl Stats {
+    fn record(&mut self, a: &Area) {
+        let slot = match (a.kind, a.source) {
+            (AreaKind::SimpleTerritory(_), Source::Exact) => &mut self.simple_exact,
+            (AreaKind::SimpleTerritory(_), _) => &mut self.simple_heuristic,
+            (AreaKind::BlockerTerritory(_), Source::Exact) => &mut self.blocker_exact,
+            (AreaKind::BlockerTerritory(_), _) => &mut self.blocker_heuristic,
+            (AreaKind::Active, Source::LocalSearch) => &mut self.active_search,
+            (AreaKind::Active, Source::StaticRules) => &mut self.active_static,
+            (AreaKind::Active, _) => &mut self.active_heuristic,
+            (AreaKind::Dead, _) => return,
+        };
+        *slot += 1;
+    }
+
+    /// Adds another counter set (e.g. from a parallel evaluator).
+    pub fn merge(&mut self, o: &Stats) {
+        self.evaluations += o.evaluations;
+        self.wins += o.wins;
+        self.simple_heuristic += o.simple_heuristic;
+        self.simple_exact += o.simple_exact;
+        self.blocker_heuristic += o.blocker_heuristic;
+        self.blocker_exact += o.blocker_exact;
+        self.active_heuristic += o.active_heuristic;
+        self.active_static += o.active_static;
+        self.active_search += o.active_search;
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "evaluations {}  (winner found {})",
+            self.evaluations, self.wins
+        )?;
+        writeln!(
+            f,
+            "simple-t:  heuristic {:>8}  exact  {:>8}",
+            self.simple_heuristic, self.simple_exact
+        )?;
+        writeln!(
+            f,
+            "blk-t:     heuristic {:>8}  exact  {:>8}",
+            self.blocker_heuristic, self.blocker_exact
+        )?;
+        write!(
+            f,
+            "active:    heuristic {:>8}  static {:>8}  search {:>8}",
+            self.active_heuristic, self.active_static, self.active_search
+        )
+    }
+}
+
+/// The static evaluator with its caches and statistics.
+#[derive(Debug, Default)]
+pub struct Evaluator {
+    pub config: EvalConfig,
+    filler: Filler,
+    local: LocalSearch,
+    pub stats: Stats,
+}
+
+/// Signed bounds of a territory of `owner` with guaranteed `lo` and `v` empties.
+fn territory_bounds(owner: Color, lo: u32, hi: u32) -> Bounds {
+    let b = Bounds::new(lo as i64, hi as i64);
+    match owner {
+        Color::Black => b,
+        Color::White => -b,
+    }
+}
+
+impl Evaluator {
+    pub fn new(config: EvalConfig) -> Evaluator {
+        Evaluator {
+            config,
+            ..Evaluator::default()
+        }
+    }
+
+    /// Partitions `pos`, bounds every area, and sums the bounds.
+    pub fn evaluate(&mut self, g: &Geometry, pos: &Pos) -> Evaluation {
+        let empty = pos.empty(g);
+        let mut areas = Vec::new();
+        for basic in partition::basic_partition(g, pos) {
+            let has_black = (basic & pos.black).any();
+            let has_white = (basic & pos.white).any();
+            if !(has_black && has_white) {
+                let owner = if has_black {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                areas.push(self.simple_territory(g, pos, basic, owner));
+            } else if self.config.local_search && basic.count() < self.config.local_limit {
+                let (vb, vw) = self.local.values(g, pos, basic);
+                areas.push(Area {
+                    squares: basic,
+                    blockers: Bb::EMPTY,
+                    kind: AreaKind::Active,
+                    bounds: Bounds::relaxed(vw as i64, vb as i64),
+                    source: Source::LocalSearch,
+                    relied: Bb::EMPTY,
+                    safe_black: None,
+                    safe_white: None,
+                });
+            } else if self.config.blockers {
+                self.split_area(g, pos, basic, &mut areas);
+            } else {
+                areas.push(self.active_area(g, pos, basic, basic & empty, Bb::EMPTY, Bb::EMPTY));
+            }
+        }
+        let total: Bounds = areas.iter().map(|a| a.bounds).sum();
+        let winner = total.winner(pos.side);
+        self.stats.evaluations += 1;
+        self.stats.wins += winner.is_some() as u64;
+        for a in &areas {
+            self.stats.record(a);
+        }
+        Evaluation {
+            areas,
+            total,
+            winner,
+        }
+    }
+
+    fn simple_territory(&mut self, g: &Geometry, pos: &Pos, basic: Bb, owner: Color) -> Area {
+        let s = Solo {
+            queens: basic & pos.queens(owner),
+            empties: basic & pos.empty(g),
+            blockers: Bb::EMPTY,
+        };
+        let v = s.empties.count();
+        let fill = self.filler.fill(g, s, self.config.exact_territories, &[]);
+        // A simple territory is an independent one-player game: its exact value bounds
+        // both ends.
+        let hi = if fill.exact { fill.moves } else { v };
+        Area {
+            squares: basic,
+            blockers: Bb::EMPTY,
+            kind: AreaKind::SimpleTerritory(owner),
+            bounds: territory_bounds(owner, fill.moves, hi),
+            source: if fill.exact {
+                Source::Exact
+            } else {
+                Source::Heuristic
+            },
+            relied: Bb::EMPTY,
+            safe_black: None,
+            safe_white: None,
+        }
+    }
+
+    /// Lower bound of territory `t` filled by its normal queens and the blockers `with`.
+    /// Blockers that other areas rely on are freed first when `prefer_free` lists them
+    /// (most useful in the active area first).
+    fn territory_fill(
+        &mut self,
+        g: &Geometry,
+        t: &TerritoryPart,
+        with: Bb,
+        prefer_free: &[u8],
+    ) -> fill::Fill {
+        let s = Solo {
+            queens: t.normals | with,
+            empties: t.empties,
+            blockers: with,
+        };
+        self.filler
+            .fill(g, s, self.config.exact_territories, prefer_free)
+    }
+
+    /// Improved partition of a mixed basic area; pushes its territories and active rest.
+    fn split_area(&mut self, g: &Geometry, pos: &Pos, basic: Bb, areas: &mut Vec<Area>) {
+        let split = partition::improved_partition(g, pos, basic);
+        if split.territories.is_empty() {
+            areas.push(self.active_area(g, pos, basic, split.active_empties, Bb::EMPTY, Bb::EMPTY));
+            return;
+        }
+        let mut relied = Bb::EMPTY;
+        let mut all_blockers = Bb::EMPTY;
+        for owner in [Color::Black, Color::White] {
+            let terrs: Vec<TerritoryPart> = split
+                .territories
+                .iter()
+                .filter(|t| t.owner == owner)
+                .copied()
+                .collect();
+            // Free first the blockers touching most active empties and opponent queens:
+            // they are the likeliest to give a safe move in the active area.
+            let useful = split.active_empties | pos.queens(owner.opponent());
+            let mut prefer: Vec<u8> = terrs
+                .iter()
+                .fold(Bb::EMPTY, |acc, t| acc | t.blockers)
+                .iter()
+                .collect();
+            prefer.sort_by_key(|&b| std::cmp::Reverse((g.neighbours(b) & useful).count()));
+            for (t, a) in terrs.iter().zip(self.assign_blockers(g, &terrs)) {
+                let f = self.territory_fill(g, t, a, &prefer);
+                relied |= f.relied;
+                // Shared: blockers of this territory that are also in another area.
+                let others = split.active_squares
+                    | split
+                        .territories
+                        .iter()
+                        .filter(|u| u.empties != t.empties)
+                        .fold(Bb::EMPTY, |acc, u| acc | u.blockers);
+                all_blockers |= t.blockers;
+                areas.push(Area {
+                    squares: t.squares(),
+                    blockers: t.blockers & others,
+                    kind: AreaKind::BlockerTerritory(owner),
+                    bounds: territory_bounds(owner, f.moves, t.empties.count()),
+                    source: if f.exact {
+                        Source::Exact
+                    } else {
+                        Source::Heuristic
+                    },
+                    relied: f.relied,
+                    safe_black: None,
+                    safe_white: None,
+                });
+            }
+        }
+        if split.active_empties.any() {
+            let shared = split.active_squares & all_blockers;
+            areas.push(self.active_area(
+                g,
+                pos,
+                split.active_squares,
+                split.active_empties,
+                shared,
+                relied,
+            ));
+        }
+    }
+
+    /// For the territories of one owner in one basic area: which blockers may fill each
+    /// (disjoint sets). A blocker blocking several territories can enter only one of them
+    /// (after its shoot-back the others stay sealed by the arrow, but it is gone), so
+    /// every assignment of shared blockers to one of their territories is sound; the one
+    /// with the largest total lower bound is chosen (greedy to the largest territory if
+    /// there are too many). This generalizes the paper's correction: a blocker between a
+    /// 1- and a 2-square territory is counted only for the 2-square one.
+    fn assign_blockers(&mut self, g: &Geometry, terrs: &[TerritoryPart]) -> Vec<Bb> {
+        let mut shared = Bb::EMPTY;
+        let mut seen = Bb::EMPTY;
+        for t in terrs {
+            shared |= seen & t.blockers;
+            seen |= t.blockers;
+        }
+        let base: Vec<Bb> = terrs.iter().map(|t| t.blockers - shared).collect();
+        let shared_list: Vec<(u8, Vec<usize>)> = shared
+            .iter()
+            .map(|b| {
+                let opts = (0..terrs.len())
+                    .filter(|&i| terrs[i].blockers.has(b))
+                    .collect();
+                (b, opts)
+            })
+            .collect();
+        let combos = shared_list
+            .iter()
+            .try_fold(1usize, |acc, (_, o)| acc.checked_mul(o.len()))
+            .unwrap_or(usize::MAX);
+        if combos > ASSIGNMENT_CAP {
+            let mut out = base;
+            for (b, opts) in &shared_list {
+                if let Some(&i) = opts.iter().max_by_key(|&&i| terrs[i].empties.count()) {
+                    out[i] |= Bb::from_square(*b);
+                }
+            }
+            return out;
+        }
+        let mut best: Option<(u32, Vec<Bb>)> = None;
+        for mut code in 0..combos {
+            let mut sets = base.clone();
+            for (b, opts) in &shared_list {
+                sets[opts[code % opts.len()]] |= Bb::from_square(*b);
+                code /= opts.len();
+            }
+            let total: u32 = terrs
+                .iter()
+                .zip(&sets)
+                .map(|(t, &s)| self.territory_fill(g, t, s, &[]).moves)
+                .sum();
+            if best.as_ref().is_none_or(|(v, _)| total > *v) {
+                best = Some((total, sets));
+            }
+        }
+        best.map(|(_, s)| s).unwrap_or(base)
+    }
+
+    /// An active area: `[-v, v]`, improved by at most one safe move per player, never
+    /// using blockers in `relied`.
+    fn active_area(
+        &mut self,
+        g: &Geometry,
+        pos: &Pos,
+        squares: Bb,
+        empties: Bb,
+        blockers: Bb,
+        relied: Bb,
+    ) -> Area {
+        let v = empties.count() as i64;
+        let (mut safe_black, mut safe_white) = (None, None);
+        if self.config.static_rules {
+            let black = squares & pos.black;
+            let white = squares & pos.white;
+            safe_black = static_rules::safe_move(g, empties, black - relied, white);
+            safe_white = static_rules::safe_move(g, empties, white - relied, black);
+        }
+        let sb = safe_black.is_some() as i64;
+        let sw = safe_white.is_some() as i64;
+        Area {
+            squares,
+            blockers,
+            kind: AreaKind::Active,
+            bounds: Bounds::new(-v + 2 * sb, v - 2 * sw),
+            source: if sb + sw > 0 {
+                Source::StaticRules
+            } else {
+                Source::Heuristic
+            },
+            relied: Bb::EMPTY,
+            safe_black,
+            safe_white,
+        }
+    }
+}
+
+/// Draws the partition (each area a letter; `+` a square shared by several areas) next
+/// to the position, then lists each area and the verdict.
+pub fn render(ev: &Evaluation, g: &Geometry, pos: &Pos) -> String {
+    let letter = |i: usize| (b'A' + (i % 26) as u8) as char;
+    let (w, h) = (g.board.width as usize, g.board.height as usize);
+    let mut out = String::new();
+    for y in (0..h).rev() {
+        out.push_str(&format!("{:>2} ", y + 1));
+        let mut right = String::new();
+        for x in 0..w {
+            let sq = g.board.square(x, y);
+            let c = if pos.white.has(sq) {
+                'O'
+            } else if pos.black.has(sq) {
+                'X'
+            } else if pos.arrows.has(sq) {
+                '#'
+            } else {
+                '.'
+            };
+            out.push(' ');
+            out.push(c);
+            let owners: Vec<usize> = (0..ev.areas.len())
+                .filter(|&i| ev.areas[i].squares.has(sq))
+                .collect();
+            right.push(' ');
+            right.push(match owners.as_slice() {
+                [] if c == '#' => '#',
+                [] => '-',
+                [i] => letter(*i),
+                _ => '+',
+            });
+        }
+        out.push_str("   ");
+        out.push_str(&right);
+        out.push('\n');
+    }
+    out.push_str("   ");
+    for x in 0..w {
+        out.push(' ');
+        out.push((b'a' + x as u8) as char);
+    }
+    out.push('\n');
+    for (i, a) in ev.areas.iter().enumerate() {
+        let (aw, ah) = a.size(g);
+        let mut line = format!(
+            "{}  {:<26} {}x{}  empties {:>2}  queens X{} O{}  {:<12} {}",
+            letter(i),
+            a.kind.to_string(),
+            aw,
+            ah,
+            a.empties(g, pos).count(),
+            (a.squares & pos.black).count(),
+            (a.squares & pos.white).count(),
+            a.bounds.to_string(),
+            a.source
+        );
+        if let Some(r) = a.safe_black {
+            line.push_str(&format!("  Black safe move ({r})"));
+        }
+        if let Some(r) = a.safe_white {
+            line.push_str(&format!("  White safe move ({r})"));
+        }
+        if a.blockers.any() {
+            let names: Vec<String> = a.blockers.iter().map(|s| g.board.square_name(s)).collect();
+            line.push_str(&format!("  blockers {}", names.join(" ")));
+        }
+        if a.relied.any() {
+            let names: Vec<String> = a.relied.iter().map(|s| g.board.square_name(s)).collect();
+            line.push_str(&format!("  uses {}", names.join(" ")));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "total {}  {} to move  winner: {}\n",
+        ev.total,
+        pos.side,
+        ev.winner.map_or("unknown", |c| c.name())
+    ));
+    out
+}
