@@ -78,6 +78,11 @@ enum Command {
         #[command(flatten)]
         eval: EvalArgs,
     },
+    /// Endgame databases for simple and blocker territories: build, audit, stats, bench.
+    Db {
+        #[command(subcommand)]
+        command: DbCommand,
+    },
     /// Check every certificate in a directory and write its index (DIR/index.md).
     Index {
         /// Directory holding *.cert files.
@@ -106,6 +111,137 @@ struct Setup {
     /// Moves to play first, space separated (e.g. "b1-b4xd4 e5-c5xc4").
     #[arg(long, value_name = "MOVES")]
     moves: Option<String>,
+}
+
+/// `amazons db` subcommands.
+#[derive(Subcommand, Debug)]
+enum DbCommand {
+    /// Build the territory databases (retrograde analysis) into the database directory.
+    Build {
+        #[command(flatten)]
+        dir: DbDir,
+        /// Simple territories: every region with at most this many squares (max 10).
+        #[arg(long, value_name = "N")]
+        max_size: Option<u8>,
+        /// Simple territories: up to this many queens (max 8).
+        #[arg(long, value_name = "N")]
+        max_queens: Option<u8>,
+        /// Worker threads (default: all cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+    /// Recompute entries with code independent of the builder (the checker's one-player
+    /// search); exit 1 on any mismatch, naming the entry.
+    Audit {
+        #[command(flatten)]
+        dir: DbDir,
+        /// Check a seeded random sample of this many entries per table instead of all.
+        #[arg(long, value_name = "N")]
+        sample: Option<usize>,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Region counts, entries, defect distribution, file sizes and hashes.
+    Stats {
+        #[command(flatten)]
+        dir: DbDir,
+    },
+    /// Lookup speed on a warm cache (ns per query).
+    Bench {
+        #[command(flatten)]
+        dir: DbDir,
+        /// Number of lookups.
+        #[arg(long, default_value_t = 1_000_000)]
+        n: usize,
+    },
+}
+
+/// Where the databases live.
+#[derive(Args, Debug, Clone)]
+struct DbDir {
+    /// Database directory (default: $AMAZONS_DB_DIR, else ./db-cache).
+    #[arg(long, value_name = "DIR")]
+    db_dir: Option<PathBuf>,
+}
+
+impl DbDir {
+    fn path(&self) -> PathBuf {
+        self.db_dir.clone().unwrap_or_else(amazons_solver::db::default_dir)
+    }
+}
+
+/// Runs an `amazons db` subcommand.
+fn db(command: DbCommand) -> Result<ExitCode> {
+    use amazons_solver::db;
+    match command {
+        DbCommand::Build {
+            dir,
+            max_size,
+            max_queens,
+            threads,
+        } => {
+            let mut cfg = db::DbConfig::default();
+            if let Some(n) = max_size {
+                cfg.max_size = n;
+            }
+            if let Some(n) = max_queens {
+                cfg.max_queens = n;
+            }
+            if let Some(n) = threads {
+                cfg.threads = n.max(1);
+            }
+            cfg.validate().map_err(|e| Usage(e.to_string()))?;
+            let path = dir.path();
+            std::fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            println!("building databases in {}", path.display());
+            let summary = db::build(&path, &cfg, &mut |p: &db::Progress| {
+                eprintln!(
+                    "progress: {} size {}/{}: {}/{} regions, {}/{} entries, {:.1?}",
+                    p.kind.name(),
+                    p.size,
+                    p.max_size,
+                    p.regions,
+                    p.regions_total,
+                    p.entries,
+                    p.entries_total,
+                    p.elapsed
+                )
+            })?;
+            println!("{summary}");
+            Ok(ExitCode::SUCCESS)
+        }
+        DbCommand::Audit { dir, sample, seed } => {
+            let path = dir.path();
+            let t = Instant::now();
+            let report = db::audit(&path, sample.map(|n| (n, seed)))?;
+            println!("{report}");
+            println!("audit time {:.1?}", t.elapsed());
+            if report.ok() {
+                println!("audit: ok");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                println!("audit: {} mismatch(es)", report.mismatch_count);
+                Ok(ExitCode::from(1))
+            }
+        }
+        DbCommand::Stats { dir } => {
+            print!("{}", db::stats(&dir.path())?);
+            println!();
+            Ok(ExitCode::SUCCESS)
+        }
+        DbCommand::Bench { dir, n } => {
+            let database = db::Database::open(&dir.path())?;
+            let warm = db::bench_lookup(&database, n);
+            let spread = db::bench_lookup_spread(&database, n, 100_000);
+            println!(
+                "lookup: {:.0} ns/query warm (256 territories), {:.0} ns/query over 100000 territories",
+                warm.as_nanos() as f64,
+                spread.as_nanos() as f64
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }
 
 /// Which parts of the static evaluation to use.
@@ -234,6 +370,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Index { dir } => index(&dir),
+        Command::Db { command } => db(command),
         Command::Bench { boards, hash } => bench(&boards, hash),
         Command::Check { files } => Ok(ExitCode::from(amazons_checker::cli::run(&files) as u8)),
         Command::Solve {
