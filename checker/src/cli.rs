@@ -1,8 +1,44 @@
 //! The command-line front end shared by `amazons-check` and the solver's `amazons check`.
 
-use crate::proof::{check_bytes, CheckFileError};
+use crate::proof::{check_bytes_with, CheckFileError, Shards};
+use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Shard files found in a directory, indexed by the body hash their header declares (the
+/// checker recomputes the hash of whatever it is given, so a lying header is caught).
+pub struct DirShards {
+    files: HashMap<[u8; 32], PathBuf>,
+}
+
+impl DirShards {
+    /// Indexes the `*.cert` files directly inside `dir` (none if it does not exist).
+    pub fn scan(dir: &Path) -> DirShards {
+        let mut files = HashMap::new();
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.extension().is_some_and(|x| x == "cert") {
+                    let mut header = [0u8; 52];
+                    let read =
+                        std::fs::File::open(&path).and_then(|mut f| f.read_exact(&mut header));
+                    if read.is_ok() {
+                        let mut hash = [0u8; 32];
+                        hash.copy_from_slice(&header[20..52]);
+                        files.insert(hash, path);
+                    }
+                }
+            }
+        }
+        DirShards { files }
+    }
+}
+
+impl Shards for DirShards {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        std::fs::read(self.files.get(hash)?).ok()
+    }
+}
 
 /// Checks every file named in `paths` (directories are searched recursively for `*.cert`
 /// files) and returns the exit code: 0 when every certificate verifies, 1 when some
@@ -26,11 +62,22 @@ pub fn run(paths: &[PathBuf]) -> i32 {
         };
         for file in files {
             let start = Instant::now();
+            let shards = DirShards::scan(&file.parent().unwrap_or(Path::new(".")).join("shards"));
             let result = std::fs::read(&file)
                 .map_err(|e| e.to_string())
-                .map(|bytes| check_bytes(&bytes));
+                .map(|bytes| check_bytes_with(&bytes, &shards));
             let ms = start.elapsed().as_millis();
             match result {
+                Ok(Ok(report)) if report.shards > 0 => {
+                    println!(
+                        "{}: ok ({} steps + {} steps in {} shards, {ms} ms)",
+                        file.display(),
+                        report.steps,
+                        report.shard_steps,
+                        report.shards
+                    );
+                    println!("verified: {}", report.claim);
+                }
                 Ok(Ok(report)) => {
                     println!("{}: ok ({} steps, {ms} ms)", file.display(), report.steps);
                     println!("verified: {}", report.claim);
@@ -74,14 +121,17 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Collects `*.cert` files under `dir`, recursively (symbolic links to directories are not
-/// followed, so a link cycle cannot loop).
+/// followed, so a link cycle cannot loop). Directories named `shards` are skipped: their
+/// files are checked through the manifest beside them that cites them.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
     entries.sort_by_key(|e| e.path());
     for entry in entries {
         let path = entry.path();
         if entry.file_type()?.is_dir() {
-            walk(&path, out)?;
+            if entry.file_name() != "shards" {
+                walk(&path, out)?;
+            }
         } else if path.extension().is_some_and(|ext| ext == "cert") {
             out.push(path);
         }

@@ -15,7 +15,10 @@ pub mod cli;
 pub mod proof;
 pub mod rules;
 
-pub use proof::{check, check_bytes, CheckError, CheckFileError, Failure, Report, MAX_DEPTH};
+pub use proof::{
+    check, check_bytes, check_bytes_with, check_with, CheckError, CheckFileError, Failure,
+    NoShards, Report, Shards, MAX_DEPTH, MAX_SHARD_DEPTH,
+};
 
 #[cfg(test)]
 mod tests;

@@ -26,6 +26,9 @@ pub struct Report {
     pub steps: usize,
     /// Number of distinct claims proven along the way.
     pub proven_claims: usize,
+    /// Shard certificates checked (SPEC 5.7) and their steps, all levels included.
+    pub shards: usize,
+    pub shard_steps: usize,
 }
 
 /// Why a step does not prove its claim.
@@ -77,6 +80,39 @@ pub enum Failure {
     SpareOutOfRange { spare: i32 },
     #[error("the root position is invalid (bad board size or cell count)")]
     InvalidRoot,
+    #[error("Shard {hash}: no shard file with this body hash was found")]
+    ShardMissing { hash: String },
+    #[error("Shard {hash}: the shard file is unreadable: {reason}")]
+    ShardUnreadable { hash: String, reason: String },
+    #[error("Shard {hash}: the shard proves a different claim: {shard_claim}")]
+    ShardClaimMismatch { hash: String, shard_claim: String },
+    #[error("Shard {hash}: the shard's proof is wrong:\n{detail}")]
+    ShardWrong { hash: String, detail: String },
+    #[error("Shard {hash}: shards nested more than {MAX_SHARD_DEPTH} deep")]
+    ShardTooDeep { hash: String },
+}
+
+/// Shards may cite shards at most this deep (SPEC 5.7).
+pub const MAX_SHARD_DEPTH: usize = 8;
+
+/// Supplies shard files by the blake3 hash of their body (SPEC 5.7).
+pub trait Shards: Sync {
+    /// The whole file of the shard whose body hash is `hash`, if there is one. The checker
+    /// verifies the hash itself, so a wrong answer is caught, not trusted.
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>>;
+}
+
+/// No shards at all: any `Shard` step fails.
+pub struct NoShards;
+
+impl Shards for NoShards {
+    fn get(&self, _: &[u8; 32]) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+fn hex(hash: &[u8; 32]) -> String {
+    hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn plus(winner_to_move: bool) -> &'static str {
@@ -138,30 +174,49 @@ pub enum CheckFileError {
     Wrong(#[from] CheckError),
 }
 
-/// Decodes and checks a certificate file.
+/// Decodes and checks a certificate file (no shards available).
 pub fn check_bytes(bytes: &[u8]) -> Result<Report, CheckFileError> {
-    let cert = amazons_format::decode(bytes)?;
-    Ok(check(&cert)?)
+    check_bytes_with(bytes, &NoShards)
 }
 
-/// Checks a certificate: its steps must prove the root claim exactly (SPEC 4 and 5).
+/// Decodes and checks a certificate file, taking shard files from `shards`.
+pub fn check_bytes_with(bytes: &[u8], shards: &dyn Shards) -> Result<Report, CheckFileError> {
+    let cert = amazons_format::decode(bytes)?;
+    Ok(check_with(&cert, shards)?)
+}
+
+/// Checks a certificate: its steps must prove the root claim exactly (SPEC 4 and 5). A
+/// `Shard` step fails: use [`check_with`] for manifests.
 pub fn check(cert: &Certificate) -> Result<Report, CheckError> {
+    check_with(cert, &NoShards)
+}
+
+/// Checks a certificate, taking the shard files its `Shard` steps cite from `shards`.
+pub fn check_with(cert: &Certificate, shards: &dyn Shards) -> Result<Report, CheckError> {
     // The recursion is capped at MAX_DEPTH levels; run it on a thread with room for them.
     std::thread::scope(|scope| {
         match std::thread::Builder::new()
             .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || check_here(cert))
+            .spawn_scoped(scope, || check_here(cert, shards, 0))
         {
             Ok(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => check_here(cert),
+            Err(_) => check_here(cert, shards, 0),
         }
     })
 }
 
-fn check_here(cert: &Certificate) -> Result<Report, CheckError> {
+fn check_here(
+    cert: &Certificate,
+    shards: &dyn Shards,
+    shard_depth: usize,
+) -> Result<Report, CheckError> {
     let mut checker = Checker {
+        shards,
+        shard_depth,
+        shard_count: 0,
+        shard_steps: 0,
         steps: &cert.steps,
         next: 0,
         proven: HashSet::new(),
@@ -180,6 +235,8 @@ fn check_here(cert: &Certificate) -> Result<Report, CheckError> {
         claim: cert.root.describe(),
         steps: cert.steps.len(),
         proven_claims: checker.proven.len(),
+        shards: checker.shard_count,
+        shard_steps: checker.shard_steps,
     })
 }
 
@@ -212,6 +269,11 @@ struct Checker<'a> {
     path: Vec<Entry>,
     /// The one-player search, whose memo is kept for the whole check (SPEC 5.4).
     exact: rules::OnePlayer,
+    /// Where `Shard` steps find their files, and how deep in shards this check is.
+    shards: &'a dyn Shards,
+    shard_depth: usize,
+    shard_count: usize,
+    shard_steps: usize,
 }
 
 impl Checker<'_> {
@@ -315,6 +377,10 @@ impl Checker<'_> {
             // 5.6 Transposition: a board symmetry maps legal moves to legal moves, so it keeps
             // the winner; a claim is in `proven` only once its whole subtree is checked, so an
             // ancestor (or the claim itself) can never be cited and citations are acyclic.
+            Step::Shard { hash } => {
+                self.shard(claim, hash)?;
+                Ok(Vec::new())
+            }
             Step::Transposition { symmetry } => {
                 if !symmetry.fits(pos.board) {
                     return Err(Failure::SymmetryDoesNotFit {
@@ -335,6 +401,44 @@ impl Checker<'_> {
                 Ok(Vec::new())
             }
         }
+    }
+
+    /// 5.7 Shard. Sound (SPEC 5.7): the shard file's body hash must be the cited one, its
+    /// root claim must be exactly this claim, and its proof is checked by these same rules.
+    fn shard(&mut self, claim: &Claim, hash: &[u8; 32]) -> Result<(), Failure> {
+        let name = hex(hash);
+        if self.shard_depth >= MAX_SHARD_DEPTH {
+            return Err(Failure::ShardTooDeep { hash: name });
+        }
+        let bytes = self
+            .shards
+            .get(hash)
+            .ok_or_else(|| Failure::ShardMissing { hash: name.clone() })?;
+        let unreadable = |reason: String| Failure::ShardUnreadable {
+            hash: name.clone(),
+            reason,
+        };
+        let body =
+            amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
+        if amazons_format::hash_body(body) != *hash {
+            return Err(unreadable("its body hash is not the cited one".to_string()));
+        }
+        let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
+        if cert.root != *claim {
+            return Err(Failure::ShardClaimMismatch {
+                hash: name,
+                shard_claim: cert.root.describe(),
+            });
+        }
+        let report = check_here(&cert, self.shards, self.shard_depth + 1).map_err(|e| {
+            Failure::ShardWrong {
+                hash: name.clone(),
+                detail: e.to_string(),
+            }
+        })?;
+        self.shard_count += 1 + report.shards;
+        self.shard_steps += report.steps + report.shard_steps;
+        Ok(())
     }
 
     /// Y's actions in canonical order (SPEC 2), after checking that Y is to move.

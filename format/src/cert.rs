@@ -172,6 +172,9 @@ pub enum Step {
     Sum { parts: Vec<LocalClaim> },
     /// The claim, mapped by `symmetry`, was proven earlier in checking order. No children.
     Transposition { symmetry: Symmetry },
+    /// The claim is proven by another certificate file (a *shard*) whose body has this
+    /// blake3 hash and whose root claim is exactly this claim. No children.
+    Shard { hash: [u8; 32] },
 }
 
 /// Information about how a certificate was made. Not checked, not trusted.

@@ -52,6 +52,38 @@ enum Command {
         quiet: bool,
         #[command(flatten)]
         eval: EvalArgs,
+        #[command(flatten)]
+        sharding: Sharding,
+    },
+    /// Print one `amazons solve` command per task of a sharded solve (for GNU parallel or a
+    /// Slurm array job); afterwards `amazons manifest` assembles the result.
+    Tasks {
+        /// Board (`WxH` or `standard`); omit with --position.
+        board: Option<String>,
+        #[command(flatten)]
+        setup: Setup,
+        /// Output directory of the sharded result.
+        #[arg(long, value_name = "DIR")]
+        shards: PathBuf,
+        /// Fix this first move and make one task per reply.
+        #[arg(long, value_name = "MOVE")]
+        first_move: Option<String>,
+        /// Table size in MiB for each task's command.
+        #[arg(long, default_value_t = 512, value_name = "MIB")]
+        hash: usize,
+    },
+    /// Assemble (and check) the manifest of a sharded result whose shards are all on disk.
+    Manifest {
+        /// Board (`WxH` or `standard`); omit with --position.
+        board: Option<String>,
+        #[command(flatten)]
+        setup: Setup,
+        /// Directory of the sharded result.
+        #[arg(long, value_name = "DIR")]
+        shards: PathBuf,
+        /// The first move the tasks were made with.
+        #[arg(long, value_name = "MOVE")]
+        first_move: Option<String>,
     },
     /// Check certificate files (directories: every *.cert inside). Exit 0 verified,
     /// 1 wrong, 2 unreadable.
@@ -167,7 +199,9 @@ struct DbDir {
 
 impl DbDir {
     fn path(&self) -> PathBuf {
-        self.db_dir.clone().unwrap_or_else(amazons_solver::db::default_dir)
+        self.db_dir
+            .clone()
+            .unwrap_or_else(amazons_solver::db::default_dir)
     }
 }
 
@@ -193,7 +227,8 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             }
             cfg.validate().map_err(|e| Usage(e.to_string()))?;
             let path = dir.path();
-            std::fs::create_dir_all(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            std::fs::create_dir_all(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
             println!("building databases in {}", path.display());
             let summary = db::build(&path, &cfg, &mut |p: &db::Progress| {
                 eprintln!(
@@ -242,6 +277,86 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Sharded solving options.
+#[derive(Args, Debug, Clone)]
+struct Sharding {
+    /// Split the root into tasks, one certificate each under DIR/shards/, plus the
+    /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept).
+    #[arg(long, value_name = "DIR")]
+    shards: Option<PathBuf>,
+    /// With --shards: fix this first move and make one task per reply.
+    #[arg(long, value_name = "MOVE", requires = "shards")]
+    first_move: Option<String>,
+    /// With --shards: worker threads (default: all cores); the table is split among them.
+    #[arg(long, value_name = "N", requires = "shards")]
+    threads: Option<usize>,
+}
+
+/// Parses the optional first move of a sharded solve.
+fn parse_first(position: &Position, text: &Option<String>) -> Result<Option<Move>> {
+    text.as_deref()
+        .map(|t| Move::parse(position.board, t).map_err(|e| Usage(e.to_string()).into()))
+        .transpose()
+}
+
+/// Maps plan errors that come from bad input to exit code 2.
+fn plan(position: &Position, first: Option<Move>) -> Result<amazons_solver::shard::Plan> {
+    amazons_solver::shard::Plan::new(position, first).map_err(|e| Usage(e.to_string()).into())
+}
+
+/// `amazons solve --shards`: solve every task (resuming), write and check the manifest.
+fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Result<ExitCode> {
+    let Some(dir) = &sharding.shards else {
+        return usage("--shards DIR is required");
+    };
+    let first = parse_first(position, &sharding.first_move)?;
+    let plan = plan(position, first)?;
+    let threads = sharding
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "solving {} in {} tasks on {threads} thread(s) into {}",
+        position.describe(),
+        plan.tasks.len(),
+        dir.display()
+    );
+    let quiet = !opts.progress;
+    let t = Instant::now();
+    let (manifest, done) = amazons_solver::shard::run(&plan, dir, opts, threads, &|p| {
+        if !quiet {
+            eprintln!("progress: {}", p.line());
+        }
+    })?;
+    let solve_time = t.elapsed();
+    let t = Instant::now();
+    let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
+    let report = amazons_checker::check_with(&manifest, &shards)
+        .map_err(|e| anyhow::anyhow!("the checker rejected the manifest (a solver bug): {e}"))?;
+    let check_time = t.elapsed();
+    let bytes = amazons_format::encode(&manifest)?;
+    let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
+    let resumed = done.iter().filter(|d| d.resumed).count();
+    println!(
+        "tasks: {} ({} resumed), nodes {}, solve {:.1} s, check {:.1} s",
+        done.len(),
+        resumed,
+        done.iter().map(|d| d.nodes).sum::<u64>(),
+        solve_time.as_secs_f64(),
+        check_time.as_secs_f64()
+    );
+    println!(
+        "manifest: {} ({} shards, {} shard steps, {} shard bytes), root blake3 {}",
+        dir.join("manifest.cert").display(),
+        report.shards,
+        report.shard_steps,
+        done.iter().map(|d| d.bytes).sum::<u64>(),
+        root_hash.to_hex()
+    );
+    println!("checked: {}", report.claim);
+    println!("result: {} wins", manifest.root.winner);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Which parts of the static evaluation to use.
@@ -381,7 +496,67 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_nodes,
             quiet,
             eval,
-        } => solve(board, setup, output, hash, max_nodes, quiet, eval.config()),
+            sharding,
+        } => {
+            if sharding.shards.is_some() {
+                let position = setup.position(board.as_deref())?;
+                let opts = Options {
+                    hash_mib: hash,
+                    max_nodes,
+                    progress: !quiet,
+                    eval: eval.config(),
+                };
+                return solve_sharded(&position, &sharding, &opts);
+            }
+            solve(board, setup, output, hash, max_nodes, quiet, eval.config())
+        }
+        Command::Tasks {
+            board,
+            setup,
+            shards,
+            first_move,
+            hash,
+        } => {
+            let position = setup.position(board.as_deref())?;
+            let first = parse_first(&position, &first_move)?;
+            let plan = plan(&position, first)?;
+            std::fs::create_dir_all(shards.join("shards"))
+                .with_context(|| format!("cannot create {}", shards.display()))?;
+            for task in &plan.tasks {
+                println!(
+                    "amazons solve --position '{}' --to-move {} --hash {hash} -q -o '{}'",
+                    task.position.grid(),
+                    task.position.to_move.name().to_ascii_lowercase(),
+                    plan.shard_path(&shards, task).display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Manifest {
+            board,
+            setup,
+            shards,
+            first_move,
+        } => {
+            let position = setup.position(board.as_deref())?;
+            let first = parse_first(&position, &first_move)?;
+            let plan = plan(&position, first)?;
+            let done = amazons_solver::shard::collect(&plan, &shards)?;
+            let manifest = amazons_solver::shard::assemble(&plan, &shards, &done)?;
+            let dir_shards = amazons_checker::cli::DirShards::scan(&shards.join("shards"));
+            let report = amazons_checker::check_with(&manifest, &dir_shards)
+                .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
+            let bytes = amazons_format::encode(&manifest)?;
+            let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
+            println!(
+                "manifest: {} ({} shards), root blake3 {}",
+                shards.join("manifest.cert").display(),
+                report.shards,
+                root_hash.to_hex()
+            );
+            println!("verified: {}", report.claim);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Eval { board, setup, eval } => {
             let position = setup.position(board.as_deref())?;
             let g = Geometry::new(position.board);

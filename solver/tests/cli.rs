@@ -391,3 +391,78 @@ fn bad_inputs_exit_2_with_one_error_line() {
     assert_usage_error(&["show"]);
     assert_usage_error(&["show", "4x4", "--position", "..|.."]);
 }
+
+/// The batch-system route: `amazons tasks` prints one command per task; running them (here
+/// with `sh`, as GNU parallel or a Slurm array job would) and then `amazons manifest`
+/// assembles a manifest that checks, identical to the one `solve --shards` writes.
+#[test]
+fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
+    let tmp = TempDir::new("tasks");
+    let dir = tmp.path("result");
+    let setup = ["4x4", "--moves", "b1-b2xb3", "--first-move", "c4-c2xc3"];
+    let mut args = vec!["tasks"];
+    args.extend(setup);
+    args.extend(["--shards", s(&dir), "--hash", "8"]);
+    let tasks = ok(&args);
+    let lines: Vec<&str> = tasks.stdout.lines().collect();
+    assert!(
+        lines.len() > 5,
+        "one line per White reply: {}",
+        tasks.stdout
+    );
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_amazons"))
+        .parent()
+        .expect("binary directory");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for line in &lines {
+        assert!(line.starts_with("amazons solve --position "), "{line}");
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(line)
+            .env("PATH", &path)
+            .status()
+            .expect("run a task");
+        assert!(status.success(), "task failed: {line}");
+    }
+    let mut args = vec!["manifest"];
+    args.extend(setup);
+    args.extend(["--shards", s(&dir)]);
+    let out = ok(&args);
+    assert!(
+        out.last_line().starts_with("verified: Black wins"),
+        "{out:?}"
+    );
+    let checked = ok(&["check", s(&dir.join("manifest.cert"))]);
+    assert!(
+        checked
+            .stdout
+            .contains(&format!("in {} shards", lines.len())),
+        "{checked:?}"
+    );
+
+    // The same split solved in one go by `solve --shards` proves the same claim, and a
+    // shard removed afterwards makes the manifest unreadable for the checker.
+    let dir2 = tmp.path("direct");
+    let mut args = vec!["solve"];
+    args.extend(setup);
+    args.extend(["--shards", s(&dir2), "--threads", "2", "-q", "--hash", "16"]);
+    let out = ok(&args);
+    assert_eq!(out.last_line(), "result: Black wins");
+    let first_shard = std::fs::read_dir(dir2.join("shards"))
+        .expect("shards dir")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "cert"))
+        .expect("a shard");
+    std::fs::remove_file(first_shard).expect("remove a shard");
+    let out = amazons(&["check", s(&dir2.join("manifest.cert"))]);
+    assert_eq!(
+        out.code, 1,
+        "a manifest citing a missing shard is rejected: {out:?}"
+    );
+    assert!(out.stderr.contains("no shard file"), "{out:?}");
+}

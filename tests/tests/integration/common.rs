@@ -192,7 +192,9 @@ fn walk(cert: &Certificate, claim: Claim, next: &mut usize, nodes: &mut [Option<
             .into_iter()
             .map(|a| after(&claim, a))
             .collect(),
-        Step::NoMove | Step::Outlast { .. } | Step::Transposition { .. } => Vec::new(),
+        Step::NoMove | Step::Outlast { .. } | Step::Transposition { .. } | Step::Shard { .. } => {
+            Vec::new()
+        }
         Step::Sum { parts } => {
             let pos = &claim.position;
             let x = claim.winner;

@@ -5,4 +5,5 @@ mod common;
 mod mcgs;
 mod movegen_agreement;
 mod perft;
+mod shards;
 mod tamper;

@@ -1,0 +1,182 @@
+//! Sharded solving: interrupted and resumed runs give the same root hash, and tampered manifests are rejected.
+
+use crate::common::small_options;
+use amazons_checker::cli::DirShards;
+use amazons_checker::{check_with, Failure};
+use amazons_format::{Certificate, Move, Position, Step};
+use amazons_solver::shard::{self, Plan};
+use std::path::{Path, PathBuf};
+
+/// A fresh, empty directory for one test.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amazons-shards-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
+/// 4x4 after a first move: small enough to solve in tests, with dozens of tasks.
+fn plan_4x4() -> Plan {
+    let root = Position::start("4x4").expect("4x4");
+    Plan::new(&root, None).expect("plan")
+}
+
+fn root_hash(cert: &Certificate) -> [u8; 32] {
+    let bytes = amazons_format::encode(cert).expect("encode");
+    amazons_format::hash_body(amazons_format::file::verified_body(&bytes).expect("body"))
+}
+
+fn run(plan: &Plan, dir: &Path, threads: usize) -> (Certificate, Vec<shard::Done>) {
+    shard::run(plan, dir, &small_options(), threads, &|_| {}).expect("sharded solve")
+}
+
+#[test]
+fn interrupted_run_resumes_to_the_same_root_hash() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("resume");
+    let (full, done) = run(&plan, &dir, 2);
+    assert_eq!(done.len(), plan.tasks.len());
+    let shards = DirShards::scan(&dir.join("shards"));
+    let report = check_with(&full, &shards).expect("manifest checks");
+    assert_eq!(report.shards, plan.tasks.len());
+    assert_eq!(
+        full.root.winner,
+        amazons_format::Color::Black,
+        "4x4 is a second-player win"
+    );
+
+    // Simulate a kill part-way: some shards never written, one left as a stray temporary
+    // file (what an interrupted atomic write leaves), the manifest not yet written.
+    for task in plan.tasks.iter().skip(plan.tasks.len() / 2) {
+        std::fs::remove_file(plan.shard_path(&dir, task)).expect("remove shard");
+    }
+    std::fs::write(dir.join("shards").join(".000-x.cert.999.tmp"), b"partial").expect("tmp");
+    std::fs::remove_file(dir.join("manifest.cert")).expect("remove manifest");
+    assert!(
+        shard::collect(&plan, &dir).is_err(),
+        "missing shards are noticed"
+    );
+
+    let (resumed, done2) = run(&plan, &dir, 2);
+    let skipped = done2.iter().filter(|d| d.resumed).count();
+    assert_eq!(
+        skipped,
+        plan.tasks.len() / 2,
+        "finished shards are skipped, not re-solved"
+    );
+    assert_eq!(
+        root_hash(&resumed),
+        root_hash(&full),
+        "same root hash after resuming"
+    );
+    let shards = DirShards::scan(&dir.join("shards"));
+    check_with(&resumed, &shards).expect("resumed manifest checks");
+
+    // A corrupt shard on disk is not trusted: it is solved again.
+    let victim = plan.shard_path(&dir, &plan.tasks[0]);
+    let mut bytes = std::fs::read(&victim).expect("read shard");
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x55;
+    std::fs::write(&victim, &bytes).expect("corrupt shard");
+    let (again, done3) = run(&plan, &dir, 1);
+    assert!(!done3[0].resumed, "a corrupt shard is re-solved");
+    assert_eq!(root_hash(&again), root_hash(&full));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tampered_manifests_are_rejected() {
+    // 4x4 is a second-player win: after White's first move, Black has a winning reply.
+    // Fix that reply as the manifest's first move, one task per White answer to it, so the
+    // manifest reads Choice, ReplyAll, Shard, Shard, ...
+    let root = Position::start("4x4").expect("4x4");
+    let g = amazons_solver::Geometry::new(root.board);
+    let white: Move = amazons_solver::Pos::from_position(&root).moves(&g)[0];
+    let after = amazons_solver::Pos::from_position(&root)
+        .play(white)
+        .to_position(&g);
+    let solved = amazons_solver::solve(&after, &small_options(), "test").expect("solve");
+    assert_eq!(solved.winner, amazons_format::Color::Black);
+    let black = solved.first_move.expect("Black's winning reply");
+    let plan = Plan::new(&after, Some(black)).expect("plan");
+    let dir = fresh_dir("tamper");
+    let (manifest, _) = run(&plan, &dir, 2);
+    let shards = DirShards::scan(&dir.join("shards"));
+    check_with(&manifest, &shards).expect("the untampered manifest checks");
+    let shard_steps: Vec<usize> = manifest
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Step::Shard { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(shard_steps.len() >= 3, "need a few shards to tamper with");
+    let hash_at = |c: &Certificate, i: usize| match c.steps[i] {
+        Step::Shard { hash } => hash,
+        _ => unreachable!("a shard step"),
+    };
+    let (a, b) = (shard_steps[0], shard_steps[1]);
+
+    // A missing reply: the checker's own reply list has one more entry than the shards.
+    // Dropping the last one runs out of steps; dropping one in the middle shifts the rest
+    // onto the wrong replies.
+    let mut missing = manifest.clone();
+    missing.steps.pop();
+    let e = check_with(&missing, &shards).expect_err("missing last reply");
+    assert_eq!(e.failure, Failure::OutOfSteps, "{e}");
+    let mut missing = manifest.clone();
+    missing.steps.remove(b);
+    let e = check_with(&missing, &shards).expect_err("missing middle reply");
+    assert!(
+        matches!(e.failure, Failure::ShardClaimMismatch { .. }),
+        "{e}"
+    );
+
+    // A duplicated reply: one reply's shard cited for another reply too.
+    let mut duplicated = manifest.clone();
+    duplicated.steps[b] = Step::Shard {
+        hash: hash_at(&manifest, a),
+    };
+    let e = check_with(&duplicated, &shards).expect_err("duplicated reply");
+    assert!(
+        matches!(e.failure, Failure::ShardClaimMismatch { .. }),
+        "{e}"
+    );
+
+    // Two shards swapped.
+    let mut swapped = manifest.clone();
+    swapped.steps[a] = Step::Shard {
+        hash: hash_at(&manifest, b),
+    };
+    swapped.steps[b] = Step::Shard {
+        hash: hash_at(&manifest, a),
+    };
+    let e = check_with(&swapped, &shards).expect_err("swapped shards");
+    assert!(
+        matches!(e.failure, Failure::ShardClaimMismatch { .. }),
+        "{e}"
+    );
+
+    // A wrong hash: no such shard.
+    let mut wrong = manifest.clone();
+    let mut h = hash_at(&manifest, a);
+    h[0] ^= 1;
+    wrong.steps[a] = Step::Shard { hash: h };
+    let e = check_with(&wrong, &shards).expect_err("wrong hash");
+    assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
+
+    // A shard file whose header lies about its hash is caught by recomputing it.
+    let task = &plan.tasks[0];
+    let path = plan.shard_path(&dir, task);
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes[60] ^= 0x10;
+    std::fs::write(&path, &bytes).expect("write");
+    let shards = DirShards::scan(&dir.join("shards"));
+    let e = check_with(&manifest, &shards).expect_err("damaged shard file");
+    assert!(matches!(e.failure, Failure::ShardUnreadable { .. }), "{e}");
+
+    // And a manifest without its shards cannot be checked at all.
+    let e = amazons_checker::check(&manifest).expect_err("no shards given");
+    assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
