@@ -24,6 +24,8 @@ pub struct Options {
     /// Static evaluation (paper section IV) used to stop the search early; `None` for
     /// terminal and outlast detection only.
     pub eval: Option<EvalConfig>,
+    /// Territory databases for the evaluation (paper section III), when loaded.
+    pub db: Option<std::sync::Arc<crate::db::Database>>,
 }
 
 impl Default for Options {
@@ -33,6 +35,7 @@ impl Default for Options {
             max_nodes: None,
             progress: false,
             eval: Some(EvalConfig::default()),
+            db: None,
         }
     }
 }
@@ -69,7 +72,10 @@ impl<'g> Search<'g> {
             g,
             tt: Table::new(opts.hash_mib),
             terr: Territory::new(),
-            eval: opts.eval.map(Evaluator::new),
+            eval: opts.eval.map(|cfg| match &opts.db {
+                Some(db) => Evaluator::with_database(cfg, db.clone()),
+                None => Evaluator::new(cfg),
+            }),
             eval_wins: 0,
             nodes: 0,
             max_nodes: opts.max_nodes.unwrap_or(u64::MAX),

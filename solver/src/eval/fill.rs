@@ -5,8 +5,10 @@
 //! on the territory's value; the exact search is the true maximum for the given queens.
 
 use crate::bitboard::Bb;
+use crate::db::Database;
 use crate::geometry::Geometry;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Territories with at most this many empty squares are searched exhaustively.
 pub const EXACT_LIMIT: u32 = 12;
@@ -34,10 +36,13 @@ pub struct Fill {
     pub relied: Bb,
 }
 
-/// Caches for exact one-player search.
+/// Caches for exact one-player search, and the territory databases when loaded.
 #[derive(Debug, Default)]
 pub struct Filler {
     memo: HashMap<Solo, u8>,
+    db: Option<Arc<Database>>,
+    /// Territory values answered by the databases.
+    pub db_hits: u64,
 }
 
 impl Filler {
@@ -45,8 +50,32 @@ impl Filler {
         Filler::default()
     }
 
-    /// Exact maximum number of moves of `s.queens` alone in `s.empties`.
+    /// A filler that asks the simple and blocker territory databases first.
+    pub fn with_database(db: Arc<Database>) -> Filler {
+        Filler {
+            db: Some(db),
+            ..Filler::default()
+        }
+    }
+
+    /// The databases' exact value of `s`, if they cover it.
+    fn db_value(&self, g: &Geometry, s: Solo) -> Option<u32> {
+        let db = self.db.as_ref()?;
+        let v = if s.blockers.is_empty() {
+            db.lookup_simple(g, s.queens, s.empties)
+        } else {
+            db.lookup_blocker(g, s.queens - s.blockers, s.blockers, s.empties)
+        };
+        v.map(u32::from)
+    }
+
+    /// Exact maximum number of moves of `s.queens` alone in `s.empties` (from the
+    /// databases when they cover the territory, else by exhaustive search).
     pub fn exact(&mut self, g: &Geometry, s: Solo) -> u32 {
+        if let Some(v) = self.db_value(g, s) {
+            self.db_hits += 1;
+            return v;
+        }
         self.exact_rec(g, s) as u32
     }
 
@@ -98,9 +127,13 @@ impl Filler {
     pub fn fill(&mut self, g: &Geometry, s: Solo, exact_ok: bool, prefer_free: &[u8]) -> Fill {
         let n = s.empties.count();
         let first = plod(g, s);
-        let search = first.moves < n && exact_ok && n <= EXACT_LIMIT;
+        let search =
+            first.moves < n && exact_ok && (n <= EXACT_LIMIT || self.db_value(g, s).is_some());
+        // A blocker may be dropped when the territory still gives `best` without it; a
+        // lower bound (plodding) is enough to show that, so large sub-cases the databases
+        // do not cover are never searched exhaustively.
         let value = |f: &mut Filler, t: Solo| -> u32 {
-            if search {
+            if search && (n <= EXACT_LIMIT || f.db_value(g, t).is_some()) {
                 f.exact(g, t)
             } else {
                 plod(g, t).moves

@@ -181,6 +181,21 @@ impl Evaluator {
         }
     }
 
+    /// An evaluator that takes territory values from the simple and blocker territory
+    /// databases where they cover a territory (paper IV-B1, IV-B3).
+    pub fn with_database(config: EvalConfig, db: std::sync::Arc<crate::db::Database>) -> Evaluator {
+        Evaluator {
+            config,
+            filler: Filler::with_database(db),
+            ..Evaluator::default()
+        }
+    }
+
+    /// Territory values answered by the databases so far.
+    pub fn db_hits(&self) -> u64 {
+        self.filler.db_hits
+    }
+
     /// Partitions `pos`, bounds every area, and sums the bounds.
     pub fn evaluate(&mut self, g: &Geometry, pos: &Pos) -> Evaluation {
         let empty = pos.empty(g);

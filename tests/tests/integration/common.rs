@@ -53,6 +53,7 @@ pub fn small_options() -> Options {
         max_nodes: None,
         progress: false,
         eval: Some(Default::default()),
+        db: None,
     }
 }
 
