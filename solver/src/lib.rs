@@ -14,6 +14,7 @@ pub mod shard;
 pub mod state;
 pub mod sum;
 pub mod territory;
+pub mod testset;
 pub mod tt;
 
 use amazons_format::{Certificate, Claim, Color, Meta, Move, Position};
@@ -50,6 +51,11 @@ pub struct Solved {
     /// Sum steps written, and sum attempts that did not add up.
     pub sums: u64,
     pub sum_failures: u64,
+    /// Areas seen by the static evaluation, by kind and source of their bounds (paper
+    /// Fig. 15), nodes it decided, and territory values the databases answered.
+    pub eval_stats: Option<eval::Stats>,
+    pub eval_wins: u64,
+    pub db_hits: u64,
 }
 
 /// Solves `position` and writes the proof as a certificate (not yet checked).
@@ -107,6 +113,9 @@ pub fn solve_state(
     };
     let extract_time = t1.elapsed();
     let total_nodes = search.nodes + plain_nodes;
+    let eval_stats = search.eval.as_ref().map(|e| e.stats);
+    let db_hits = search.eval.as_ref().map_or(0, |e| e.db_hits());
+    let eval_wins = search.eval_wins;
     let certificate = Certificate {
         root: Claim {
             position: position.clone(),
@@ -132,6 +141,9 @@ pub fn solve_state(
         researches,
         sums,
         sum_failures,
+        eval_stats,
+        eval_wins,
+        db_hits,
     })
 }
 

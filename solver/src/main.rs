@@ -859,6 +859,15 @@ fn solve(
         solved.search_time.as_secs_f64(),
         solved.extract_time.as_secs_f64()
     );
+    if let Some(stats) = &solved.eval_stats {
+        println!(
+            "evaluation: decided {} search nodes; territory values from databases: {}",
+            solved.eval_wins, solved.db_hits
+        );
+        for line in stats.to_string().lines() {
+            println!("  {line}");
+        }
+    }
     let bytes = amazons_format::encode(&solved.certificate)?;
     let t = Instant::now();
     let report = match amazons_checker::check(&solved.certificate) {
