@@ -110,6 +110,14 @@ enum Command {
         #[command(flatten)]
         eval: EvalArgs,
     },
+    /// The combinatorial game value of a (small) area: canonical form, thermograph (tax down
+    /// to -1), temperature, stops, class and bounds.
+    Value {
+        /// Board (`WxH` or `standard`); omit with --position.
+        board: Option<String>,
+        #[command(flatten)]
+        setup: Setup,
+    },
     /// Endgame databases for simple and blocker territories: build, audit, stats, bench.
     Db {
         #[command(subcommand)]
@@ -178,6 +186,28 @@ enum DbCommand {
     Stats {
         #[command(flatten)]
         dir: DbDir,
+    },
+    /// Build the active-area (combinatorial game) database: the thermograph of every area
+    /// with queens of both colours in the preset's rectangles.
+    BuildActive {
+        #[command(flatten)]
+        dir: DbDir,
+        /// `quick`: every area fitting 2x6 or 3x4 (about 1 minute, 64 MB); `standard`: plus
+        /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 3 GB while building).
+        #[arg(long, default_value = "quick", value_name = "PRESET")]
+        preset: String,
+    },
+    /// Recompute a sample of active-area entries by a separate route (outcome search for
+    /// both sides to move, fresh thermograph); exit 1 on any mismatch.
+    AuditActive {
+        #[command(flatten)]
+        dir: DbDir,
+        /// Entries to check (seeded sample); all when omitted.
+        #[arg(long, value_name = "N")]
+        sample: Option<usize>,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Lookup speed on a warm cache (ns per query).
     Bench {
@@ -252,6 +282,52 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             let report = db::audit(&path, sample.map(|n| (n, seed)))?;
             println!("{report}");
             println!("audit time {:.1?}", t.elapsed());
+            if report.ok() {
+                println!("audit: ok");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                println!("audit: {} mismatch(es)", report.mismatch_count);
+                Ok(ExitCode::from(1))
+            }
+        }
+        DbCommand::BuildActive { dir, preset } => {
+            use db::active::ActiveConfig;
+            let cfg = match preset.as_str() {
+                "quick" => ActiveConfig::quick(),
+                "standard" => ActiveConfig::standard(),
+                other => {
+                    return usage(format!(
+                        "unknown preset {other:?}: expected quick or standard"
+                    ))
+                }
+            };
+            let path = dir.path();
+            std::fs::create_dir_all(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            println!(
+                "building the active-area database ({preset}) in {}",
+                path.display()
+            );
+            let summary =
+                db::active::build_active(&path, &cfg, &mut |p: &db::active::ActiveProgress| {
+                    eprintln!(
+                        "progress: size {}/{}: {}/{} regions, {}/{} entries, {} games, {:.1?}",
+                        p.size,
+                        p.max_size,
+                        p.regions,
+                        p.regions_total,
+                        p.entries,
+                        p.entries_total,
+                        p.games,
+                        p.elapsed
+                    )
+                })?;
+            println!("{summary}");
+            Ok(ExitCode::SUCCESS)
+        }
+        DbCommand::AuditActive { dir, sample, seed } => {
+            let report = db::active::audit_active_dir(&dir.path(), sample.map(|n| (n, seed)))?;
+            println!("{report}");
             if report.ok() {
                 println!("audit: ok");
                 Ok(ExitCode::SUCCESS)
@@ -517,6 +593,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Index { dir } => index(&dir),
         Command::Db { command } => db(command),
+        Command::Value { board, setup } => {
+            let position = setup.position(board.as_deref())?;
+            let report = amazons_solver::db::active::value_report(&position)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Bench { boards, hash } => bench(&boards, hash),
         Command::Check { files } => Ok(ExitCode::from(amazons_checker::cli::run(&files) as u8)),
         Command::Solve {

@@ -13,6 +13,7 @@
 //! A region is covered when it has at most `max_size` squares or its bounding rectangle fits
 //! `rect` in some orientation (both closed under the positions moves lead to).
 
+pub mod active;
 pub mod audit;
 pub mod blocker;
 mod build;

@@ -1,0 +1,472 @@
+//! Active-area database tests: build, lookups against fresh cgt computations, audit and
+//! tamper detection, MCGS outcomes and thermographs, damaged files, value report, benchmark.
+
+use super::*;
+use crate::db::simple::tests::tempdir;
+use crate::db::store::reseal;
+use std::sync::OnceLock;
+
+/// One tiny table (2x4 and 3x3 areas, values stored) shared by the tests of this process.
+fn tiny() -> &'static (PathBuf, ActiveDb, ActiveSummary) {
+    static DB: OnceLock<(PathBuf, ActiveDb, ActiveSummary)> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = tempdir("active-tiny");
+        let summary = build_active(&dir, &ActiveConfig::tiny(), &mut |_| {}).expect("build");
+        let db = ActiveDb::open(&dir).expect("open");
+        (dir, db, summary)
+    })
+}
+
+fn grid(text: &str) -> Position {
+    Position::parse_grid(text, Color::Black).expect("grid")
+}
+
+fn fresh(p: &Position) -> (GameStore, GameId) {
+    let mut s = GameStore::new();
+    let g = s.value_of_area(p).expect("value");
+    (s, g)
+}
+
+#[test]
+fn active_tiny_build_known_values() {
+    let (_, db, summary) = tiny();
+    eprintln!("{summary}");
+    assert!(summary.mixed_entries > 0);
+    // X.O in a corridor is *.
+    let e = db.lookup_position(&grid("X.O")).expect("covered");
+    assert_eq!(e.class, Class::Star);
+    assert_eq!(e.value, Some("*"));
+    assert_eq!(e.outcome, Outcome::N);
+    // Black alone with one empty square: the number 1.
+    let e = db.lookup_position(&grid("X.")).expect("covered");
+    assert_eq!(e.class, Class::Number(CRational::int(1)));
+    assert_eq!(e.bounds, eb::Bounds::exact(1));
+    // Not connected, or not covered (a 1x5 corridor is covered, a 3x4 block is not).
+    assert!(db.lookup_position(&grid("X#O")).is_none());
+    assert!(db.lookup_position(&grid("X..O")).is_some());
+    assert!(db.lookup_position(&grid("X...O")).is_none());
+    assert!(db.lookup_position(&grid("X...|....|...O")).is_none());
+}
+
+/// Random boards, random covered areas in random places and orientations: the lookup
+/// equals a fresh `value_of_area` of the same area on the whole board.
+#[test]
+fn active_lookup_matches_fresh_cgt_on_random_boards() {
+    let (_, db, _) = tiny();
+    let mut rng = Rng(0x5EED_AC71);
+    let mut checked = 0;
+    let mut tries = 0;
+    while checked < 300 && tries < 100_000 {
+        tries += 1;
+        let (bw, bh) = (3 + rng.below(8) as usize, 3 + rng.below(8) as usize);
+        let board = Board::new(bw, bh).expect("board");
+        let g = Geometry::new(board);
+        // A random connected area grown from a seed, inside a random 3x3 or 2x4 window.
+        let (ww, wh) = match rng.below(3) {
+            0 => (3, 3),
+            1 => (2, 4),
+            _ => (4, 2),
+        };
+        if ww > bw || wh > bh {
+            continue;
+        }
+        let (ox, oy) = (
+            rng.below((bw - ww + 1) as u64) as usize,
+            rng.below((bh - wh + 1) as u64) as usize,
+        );
+        let mut window = Bb::EMPTY;
+        for y in oy..oy + wh {
+            for x in ox..ox + ww {
+                window |= Bb::from_square(board.square(x, y));
+            }
+        }
+        let mut area = Bb::EMPTY;
+        for sq in window.iter() {
+            if rng.below(4) != 0 {
+                area |= Bb::from_square(sq);
+            }
+        }
+        let Some(seed) = area.first() else { continue };
+        let area = g.flood(Bb::from_square(seed), area);
+        let sqs: Vec<u8> = area.iter().collect();
+        if sqs.len() < 3 {
+            continue;
+        }
+        let (mut black, mut white) = (Bb::EMPTY, Bb::EMPTY);
+        for &s in &sqs {
+            match rng.below(5) {
+                0 => black |= Bb::from_square(s),
+                1 => white |= Bb::from_square(s),
+                _ => {}
+            }
+        }
+        if black.is_empty() || white.is_empty() {
+            continue;
+        }
+        let empties = area - black - white;
+        let entry = db
+            .lookup_active(&g, white, black, empties)
+            .expect("covered area");
+        // The same area on the whole board, everything else an arrow.
+        let mut p = Position::empty(board, Color::Black);
+        for (i, c) in p.cells.iter_mut().enumerate() {
+            let b = Bb::from_square(i as u8);
+            *c = if (black & b).any() {
+                Cell::Black
+            } else if (white & b).any() {
+                Cell::White
+            } else if (empties & b).any() {
+                Cell::Empty
+            } else {
+                Cell::Arrow
+            };
+        }
+        let (mut s, v) = fresh(&p);
+        let th = s.thermograph(v);
+        assert_eq!(&th, entry.thermograph, "thermograph of {}", p.grid());
+        assert_eq!(s.classify(v), entry.class, "class of {}", p.grid());
+        assert_eq!(s.outcome(v), entry.outcome, "outcome of {}", p.grid());
+        let d = s.display(v);
+        match entry.value {
+            Some(x) => assert_eq!(x, d, "value of {}", p.grid()),
+            None => assert!(
+                d.len() > DEFAULT_VALUE_LEN as usize,
+                "value of {}",
+                p.grid()
+            ),
+        }
+        assert_eq!(to_eval_bounds(s.bounds(v)), entry.exact_bounds);
+        assert_eq!(to_eval_bounds(th.bounds()), entry.bounds);
+        checked += 1;
+    }
+    assert_eq!(checked, 300);
+}
+
+#[test]
+fn active_audit_passes_then_names_a_corrupted_entry() {
+    let (dir, db, _) = tiny();
+    let report = audit_active(db, Some((300, 7)), 2);
+    eprintln!("{report}");
+    assert!(report.ok(), "{report}");
+    assert_eq!(report.checked, 300);
+
+    // Corrupt the record id of one mixed entry to a record with another outcome and
+    // thermograph, fix the file hash: the file opens, the audit names the entry.
+    let target = (0..db.entries())
+        .find(|&e| {
+            db.decode(e)
+                .is_some_and(|p| p.black != 0 && p.white != 0 && p.shape.count_ones() == 6)
+        })
+        .expect("a mixed entry");
+    let old = db.record_of(target).expect("record");
+    let old_rec = &db.records[old as usize];
+    let new = db
+        .records
+        .iter()
+        .position(|r| r.outcome != old_rec.outcome && r.thermo != old_rec.thermo)
+        .expect("another record") as u32;
+    let mut bytes = std::fs::read(dir.join(ACTIVE_FILE)).expect("read");
+    let (at, width) = db.id_offset(target);
+    assert_eq!(width, 2);
+    bytes[at as usize..at as usize + 2].copy_from_slice(&(new as u16).to_le_bytes());
+    reseal(&mut bytes);
+    let bad_dir = tempdir("active-tamper");
+    std::fs::create_dir_all(&bad_dir).expect("dir");
+    std::fs::write(bad_dir.join(ACTIVE_FILE), &bytes).expect("write");
+    let bad = ActiveDb::open(&bad_dir).expect("a resealed file passes the integrity checks");
+    assert_eq!(bad.record_of(target), Some(new));
+    // A sample that includes the entry (all entries of its region's neighbourhood) and the
+    // full audit both name it.
+    let report = audit_active(&bad, None, 2);
+    assert!(!report.ok());
+    assert_eq!(report.mismatch_count, 1, "{report}");
+    let m = &report.mismatches[0];
+    assert_eq!(m.entry, target);
+    assert_eq!(m.file_offset, at);
+    assert!(m.what.contains("outcome"), "{m}");
+    eprintln!("{m}");
+    let _ = std::fs::remove_dir_all(&bad_dir);
+}
+
+/// The MCGS file lines: `(grid, black_first_wins, white_first_wins)`.
+fn mcgs(name: &str) -> Vec<(String, bool, bool)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/testdata/mcgs")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("MCGS test data beside the workspace");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((g, rest)) = line.trim().split_once('{') else {
+            continue;
+        };
+        if !g.contains('|') {
+            continue;
+        }
+        let b = rest.contains("B win");
+        let w = rest.contains("W win");
+        assert!(b || rest.contains("B loss"), "{line}");
+        assert!(w || rest.contains("W loss"), "{line}");
+        out.push((g.trim().to_string(), b, w));
+    }
+    out
+}
+
+/// The outcome classes of the MCGS 3x3 positions from the database: each area of the
+/// position is looked up; a sum of areas is added up from the stored canonical values.
+#[test]
+fn active_mcgs_3x3_outcomes_from_the_database() {
+    let (_, db, _) = tiny();
+    let cases = mcgs("amazons_3x3.test");
+    assert_eq!(cases.len(), 55);
+    let mut store = GameStore::new();
+    let mut looked_up = 0;
+    for (text, b, w) in &cases {
+        let p = grid(text);
+        let g = Geometry::new(p.board);
+        let mut open = Bb::EMPTY;
+        let (mut black, mut white) = (Bb::EMPTY, Bb::EMPTY);
+        for (i, c) in p.cells.iter().enumerate() {
+            let s = Bb::from_square(i as u8);
+            match c {
+                Cell::Black => black |= s,
+                Cell::White => white |= s,
+                Cell::Empty => {}
+                Cell::Arrow => continue,
+            }
+            open |= s;
+        }
+        let mut sum = store.zero();
+        let mut rest = open;
+        while let Some(seed) = rest.first() {
+            let comp = g.flood(Bb::from_square(seed), open);
+            rest = rest - comp;
+            let (cb, cw) = (black & comp, white & comp);
+            if (cb | cw).is_empty() {
+                continue;
+            }
+            let e = db
+                .lookup_active(&g, cw, cb, comp - cb - cw)
+                .unwrap_or_else(|| panic!("{text}: area not covered"));
+            looked_up += 1;
+            let v = store.parse(e.value.expect("values stored")).expect("parse");
+            sum = store.add(sum, v);
+        }
+        let o = store.outcome(sum);
+        assert_eq!(
+            (o.left_wins_moving_first(), o.right_wins_moving_first()),
+            (*b, *w),
+            "{text}"
+        );
+    }
+    eprintln!(
+        "{} MCGS 3x3 positions, {looked_up} areas looked up",
+        cases.len()
+    );
+    assert!(looked_up >= 50);
+}
+
+/// The ten CGSuite thermographs of 3x3 positions, point for point, from the database
+/// (the positions that are a single area).
+#[test]
+fn active_mcgs_thermographs_from_the_database() {
+    let (_, db, _) = tiny();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/testdata/mcgs/amazons_3x3_thermographs.test");
+    let text = std::fs::read_to_string(path).expect("MCGS thermographs");
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let mut n = 0;
+    let mut single = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if !(l.contains('|') && !l.starts_with('L') && !l.starts_with('R')) {
+            continue;
+        }
+        let left = lines[i + 2].strip_prefix("L:").expect("L line").trim();
+        let right = lines[i + 3].strip_prefix("R:").expect("R line").trim();
+        n += 1;
+        let Some(e) = db.lookup_position(&grid(l)) else {
+            continue;
+        };
+        single += 1;
+        assert_eq!(e.thermograph.left.point_string(), left, "{l}");
+        assert_eq!(e.thermograph.right.point_string(), right, "{l}");
+    }
+    assert_eq!(n, 10);
+    eprintln!("{single} of {n} thermograph positions are single areas");
+    assert!(single >= 1);
+}
+
+#[test]
+fn active_damaged_files_give_typed_errors() {
+    let (dir, _, _) = tiny();
+    let good = std::fs::read(dir.join(ACTIVE_FILE)).expect("read");
+    let p = Path::new("x.amzdb");
+    assert!(decode(p, &good).is_ok());
+    // Missing file.
+    let empty = tempdir("active-missing");
+    assert!(matches!(ActiveDb::open(&empty), Err(DbError::Missing(_))));
+    // Bad magic.
+    let mut b = good.clone();
+    b[0] ^= 1;
+    assert!(matches!(decode(p, &b), Err(DbError::BadMagic(_))));
+    // Other version.
+    let mut b = good.clone();
+    b[8] = 9;
+    assert!(matches!(
+        decode(p, &b),
+        Err(DbError::Version { found: 9, .. })
+    ));
+    // Truncated: the sentinel is gone.
+    let b = &good[..good.len() - 100];
+    assert!(matches!(decode(p, b), Err(DbError::BadSentinel(_))));
+    let b = &good[..20];
+    assert!(matches!(decode(p, b), Err(DbError::Truncated { .. })));
+    // A flipped byte in the body.
+    let mut b = good.clone();
+    let mid = b.len() / 2;
+    b[mid] ^= 0x40;
+    assert!(matches!(decode(p, &b), Err(DbError::HashMismatch(_))));
+    // Resealed but inconsistent: a record id out of range.
+    let mut b = good.clone();
+    let at = b.len() - 40 - 2;
+    b[at..at + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(decode(p, &b), Err(DbError::Malformed { .. })));
+    // Resealed with a territory kind byte.
+    let mut b = good.clone();
+    b[12] = 1;
+    reseal(&mut b);
+    assert!(matches!(decode(p, &b), Err(DbError::Malformed { .. })));
+    // A territory file is not an active file, and open_or_build rebuilds a damaged one.
+    let d = tempdir("active-rebuild");
+    std::fs::create_dir_all(&d).expect("dir");
+    let mut b = good.clone();
+    b[mid] ^= 0x40;
+    std::fs::write(d.join(ACTIVE_FILE), &b).expect("write");
+    let cfg = ActiveConfig {
+        tiers: vec![Tier::new(1, 5, 5)],
+        max_value_len: 0,
+    };
+    let mut notices = Vec::new();
+    let (db, summary) =
+        ActiveDb::open_or_build(&d, &cfg, &mut |s| notices.push(s.to_string()), &mut |_| {})
+            .expect("rebuild");
+    assert!(summary.is_some());
+    assert!(notices[0].contains("blake3"), "{notices:?}");
+    assert_eq!(db.config, cfg);
+    assert!(db
+        .lookup_position(&grid("X.O"))
+        .is_some_and(|e| e.value.is_none()));
+    let (_, again) = ActiveDb::open_or_build(&d, &cfg, &mut |_| {}, &mut |_| {}).expect("open");
+    assert!(again.is_none());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn active_value_report_prints_value_thermograph_and_class() {
+    let r = value_report(&grid("X.O")).expect("report");
+    assert!(r.contains("value: *"), "{r}");
+    assert!(r.contains("L: (1, -1) (0, 0)"), "{r}");
+    assert!(r.contains("class: star"), "{r}");
+    let r = value_report(&grid("..O|...|..X")).expect("report");
+    assert!(
+        r.contains("L: (1, -1) (1, 0) (1/2, 1/2) (1/2, 9/4) (0, 11/4)"),
+        "{r}"
+    );
+    assert!(r.contains("R: (-1, -1) (-1, 0) (-1/2, 1/2) (-1/2, 9/4) (0, 11/4)"));
+    assert!(r.contains("temperature: 11/4"), "{r}");
+    assert!(r.contains("class: hot"), "{r}");
+    eprintln!("{r}");
+    assert!(matches!(
+        value_report_with_limit(&grid("X...|....|...O"), 10),
+        Err(CgtError::TooComplex { .. })
+    ));
+}
+
+#[test]
+fn active_bench_lookup() {
+    let (_, db, _) = tiny();
+    let t = bench_active_lookup(db, 200_000);
+    eprintln!("active lookup: {t:?} per query");
+    assert!(t > Duration::ZERO);
+}
+
+/// Measures a build: `AMAZONS_ACTIVE_TIERS="2x6:12,3x4:12" AMAZONS_ACTIVE_DIR=... cargo test
+/// --release -p amazons-solver --lib db::active::tests::active_measure_build -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn active_measure_build() {
+    let tiers = std::env::var("AMAZONS_ACTIVE_TIERS").unwrap_or_else(|_| "2x6:12,3x4:12".into());
+    let max_value_len = std::env::var("AMAZONS_ACTIVE_VALUES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_VALUE_LEN);
+    let tiers = tiers
+        .split(',')
+        .map(|t| {
+            let (r, m) = t.split_once(':').expect("AxB:M");
+            let (a, b) = r.split_once('x').expect("AxB");
+            Tier::new(
+                a.parse().expect("a"),
+                b.parse().expect("b"),
+                m.parse().expect("m"),
+            )
+        })
+        .collect();
+    let cfg = ActiveConfig {
+        tiers,
+        max_value_len,
+    };
+    eprintln!(
+        "{}: {} entries",
+        cfg.describe(),
+        cfg.entry_count().expect("valid")
+    );
+    if std::env::var("AMAZONS_ACTIVE_COUNT_ONLY").is_ok() {
+        return;
+    }
+    let dir = std::env::var("AMAZONS_ACTIVE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| tempdir("active-measure"));
+    let s = build_active(&dir, &cfg, &mut |p| {
+        eprintln!(
+            "size {}/{}: {}/{} regions, {}/{} entries, {} games, {:.1?}",
+            p.size,
+            p.max_size,
+            p.regions,
+            p.regions_total,
+            p.entries,
+            p.entries_total,
+            p.games,
+            p.elapsed
+        )
+    })
+    .expect("build");
+    eprintln!("{s}");
+    let t = Instant::now();
+    let db = ActiveDb::open(&dir).expect("open");
+    eprintln!("opened in {:.1?}\n{db}", t.elapsed());
+    eprintln!("lookup {:?}", bench_active_lookup(&db, 1_000_000));
+    let report = audit_active(&db, Some((500, 1)), 2);
+    eprintln!("{report}");
+    assert!(report.ok());
+}
+
+#[test]
+fn active_layout_round_trips() {
+    let layout = ActiveLayout::new(vec![2, 3, 12]);
+    for ci in 0..3 {
+        for n in 1..=10u32 {
+            for e in 0..layout.region_len(ci, n) {
+                let (bm, wm) = layout.decode(ci, n, e).expect("in range");
+                assert_eq!(layout.entry(ci, n, bm, wm), Some(e));
+                assert_eq!(layout.entry32(ci, n, bm as u32, wm as u32), Some(e));
+            }
+            assert!(layout.decode(ci, n, layout.region_len(ci, n)).is_none());
+        }
+    }
+    assert_eq!(
+        ActiveConfig::tiny().entry_count().expect("valid"),
+        tiny().1.entries()
+    );
+}

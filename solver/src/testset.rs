@@ -1,0 +1,942 @@
+//! Self-play position test set (paper section V-C): a simple player, game files, and the solved-per-move-number table.
+//!
+//! The paper (Song & Müller 2014, Tables II and III) takes 100 self-play games per
+//! board and, starting from the end of each game, tests every position with the static
+//! evaluation and with a df-pn search of bounded effort. This module reproduces that
+//! experiment:
+//!
+//! * [`self_play`] plays one game with a deterministic 1-ply greedy player (queen-move
+//!   distance territory plus mobility, seeded xorshift noise) until the side to move has
+//!   no move;
+//! * [`generate`] writes one game file per board (`game N: m1 m2 ...`), atomically;
+//! * [`run_table`] / [`table`] read a game file and, per move number `n` (the position
+//!   after `n` moves, counted from the end of the games backwards), count the positions
+//!   decided statically at the root under each evaluation configuration and by df-pn
+//!   within a node budget, cross-checking every verdict and every certificate.
+
+use crate::dfpn::Options;
+use crate::eval::{EvalConfig, Evaluator};
+use crate::geometry::Geometry;
+use crate::pos::Pos;
+use crate::territory::Territory;
+use crate::{solve, SolveError};
+use amazons_format::{Board, Color, Move, NotationError, Position};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Description of the player, written into every game file header.
+pub const PLAYER: &str = "1-ply greedy: each move maximizes 8*(empty squares nearer by queen-move \
+distance to own queens than to the opponent's, minus the reverse) + (own one-move queen reach - \
+opponent's), +10000 if the opponent is left without a move; ties broken at random; with \
+probability 1/8 a uniform pick among the 6 best moves instead (seeded xorshift64*)";
+
+/// Generator name written into the headers.
+pub const GENERATOR: &str = "amazons_solver::testset::generate";
+
+/// Errors of the test-set functions.
+#[derive(Debug, thiserror::Error)]
+pub enum TestsetError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Notation(#[from] NotationError),
+    #[error("{path}, line {line}: {message}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}, game {game}: move {ply} ({mv}) is illegal")]
+    IllegalMove {
+        path: PathBuf,
+        game: usize,
+        ply: usize,
+        mv: String,
+    },
+    #[error("{path}, game {game}: the side to move still has a move at the end of the game")]
+    Unfinished { path: PathBuf, game: usize },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TestsetError + '_ {
+    move |source| TestsetError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// xorshift64* generator (deterministic, no external crate).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from any seed (mixed by splitmix64 so that nearby seeds differ).
+    pub fn new(seed: u64) -> Rng {
+        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        Rng(if z == 0 { 0x2545_F491_4F6C_DD1D } else { z })
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (`n > 0`; tiny modulo bias is irrelevant here).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() >> 11) % n.max(1) as u64) as usize
+    }
+}
+
+/// Queen-move distances from `queens` to every square (`u8::MAX` if unreachable).
+fn distances(g: &Geometry, occ: crate::bitboard::Bb, queens: crate::bitboard::Bb) -> Vec<u8> {
+    let mut d = vec![u8::MAX; g.len as usize];
+    let mut seen = queens;
+    let mut frontier = queens;
+    let mut k = 0u8;
+    while frontier.any() {
+        k += 1;
+        let mut next = crate::bitboard::Bb::EMPTY;
+        for sq in frontier.iter() {
+            next |= g.queen_attacks(sq, occ);
+        }
+        next = next - seen;
+        for sq in next.iter() {
+            d[sq as usize] = k;
+        }
+        seen |= next;
+        frontier = next;
+    }
+    d
+}
+
+/// The player's score of `after` for `me` (higher is better for `me`).
+fn score(g: &Geometry, after: &Pos, me: Color) -> i64 {
+    let you = me.opponent();
+    if !after.can_move(g, you) {
+        return 1_000_000;
+    }
+    let occ = after.occupied();
+    let dm = distances(g, occ, after.queens(me));
+    let dy = distances(g, occ, after.queens(you));
+    let mut terr = 0i64;
+    let mut mob = 0i64;
+    for sq in after.empty(g).iter() {
+        let (a, b) = (dm[sq as usize], dy[sq as usize]);
+        terr += (a < b) as i64 - (b < a) as i64;
+        mob += (a == 1) as i64 - (b == 1) as i64;
+    }
+    8 * terr + mob
+}
+
+/// The player's move in `pos` (`None` if the side to move has no move).
+fn choose(g: &Geometry, pos: &Pos, rng: &mut Rng) -> Option<Move> {
+    let me = pos.side;
+    let mut scored: Vec<(i64, Move)> = pos
+        .moves(g)
+        .into_iter()
+        .map(|m| (score(g, &pos.play(m), me), m))
+        .collect();
+    if scored.is_empty() {
+        return None;
+    }
+    // Stable sort: equal scores keep canonical order; the random pick breaks ties.
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+    if rng.below(8) == 0 {
+        let k = scored.len().min(6);
+        return Some(scored[rng.below(k)].1);
+    }
+    let best = scored[0].0;
+    let ties = scored.iter().take_while(|s| s.0 == best).count();
+    Some(scored[rng.below(ties)].1)
+}
+
+/// Plays one self-play game from the start position of `board` (e.g. `"6x5"`: width 6,
+/// height 5) until the side to move has no move (it loses). Deterministic in `seed`.
+pub fn self_play(board: &str, seed: u64) -> Result<Vec<Move>, TestsetError> {
+    let start = Position::start(board)?;
+    let g = Geometry::new(start.board);
+    let mut pos = Pos::from_position(&start);
+    let mut rng = Rng::new(seed);
+    let mut line = Vec::new();
+    while let Some(m) = choose(&g, &pos, &mut rng) {
+        line.push(m);
+        pos = pos.play(m);
+    }
+    Ok(line)
+}
+
+/// The seed of game `i` (from 1) of a set generated with `seed`.
+fn game_seed(seed: u64, i: usize) -> u64 {
+    seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
+}
+
+/// The game-file name of a board.
+pub fn file_name(board: &str) -> String {
+    format!("{}.txt", board.trim().to_ascii_lowercase())
+}
+
+/// The text of a game file (header comment plus one game per line).
+pub fn game_file_text(board: &str, games: usize, seed: u64) -> Result<String, TestsetError> {
+    let b = Board::parse(board)?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Amazons self-play test set (paper section V-C, Tables II/III)"
+    );
+    let _ = writeln!(out, "# board: {b}");
+    let _ = writeln!(out, "# generator: {GENERATOR}, seed {seed}, games {games}");
+    let _ = writeln!(out, "# player: {PLAYER}");
+    let _ = writeln!(
+        out,
+        "# start: small-board start of the paper (White to move); game i uses the player seed \
+seed ^ (i * 0xD1B54A32D192ED03)"
+    );
+    let _ = writeln!(
+        out,
+        "# each line: moves from the start; after the last one the side to move has no move"
+    );
+    for i in 1..=games {
+        let line = self_play(board, game_seed(seed, i))?;
+        let moves: Vec<String> = line.iter().map(|m| m.notation(b)).collect();
+        let _ = writeln!(out, "game {i}: {}", moves.join(" "));
+    }
+    Ok(out)
+}
+
+/// Writes `text` to `path` atomically (temporary file in the same directory, then rename).
+fn write_atomic(path: &Path, text: &str) -> Result<(), TestsetError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Generates `games` self-play games for each board and writes `dir/<board>.txt`
+/// (atomically). Returns the files written.
+pub fn generate(
+    dir: &Path,
+    boards: &[&str],
+    games: usize,
+    seed: u64,
+) -> Result<Vec<PathBuf>, TestsetError> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let mut written = Vec::new();
+    for board in boards {
+        let text = game_file_text(board, games, seed)?;
+        let path = dir.join(file_name(board));
+        write_atomic(&path, &text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The games of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameSet {
+    pub board: Board,
+    /// Game numbers as written in the file, with their move lists.
+    pub games: Vec<(usize, Vec<Move>)>,
+}
+
+/// Reads and validates a game file: every move legal, every game finished.
+pub fn load(path: &Path) -> Result<GameSet, TestsetError> {
+    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+    parse_games(path, &text)
+}
+
+fn parse_games(path: &Path, text: &str) -> Result<GameSet, TestsetError> {
+    let perr = |line: usize, message: String| TestsetError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let mut board: Option<Board> = None;
+    let mut games = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(c) = line.strip_prefix('#') {
+            if let Some(b) = c.trim().strip_prefix("board:") {
+                board = Some(Board::parse(b.trim()).map_err(|e| perr(i + 1, e.to_string()))?);
+            }
+            continue;
+        }
+        let b = board.ok_or_else(|| perr(i + 1, "game before the '# board:' header".into()))?;
+        let (head, moves) = line
+            .split_once(':')
+            .ok_or_else(|| perr(i + 1, "expected 'game N: moves'".into()))?;
+        let n: usize = head
+            .trim()
+            .strip_prefix("game")
+            .and_then(|s| s.trim().parse().ok())
+            .ok_or_else(|| perr(i + 1, format!("bad game label '{head}'")))?;
+        let mut line_moves = Vec::new();
+        for t in moves.split_whitespace() {
+            line_moves.push(Move::parse(b, t).map_err(|e| perr(i + 1, e.to_string()))?);
+        }
+        games.push((n, line_moves));
+    }
+    let board = board.ok_or_else(|| perr(0, "no '# board:' header".into()))?;
+    let start = Position::start(&board.to_string())?;
+    let g = Geometry::new(board);
+    for (n, line) in &games {
+        let mut pos = Pos::from_position(&start);
+        for (ply, &m) in line.iter().enumerate() {
+            if !pos.is_legal(&g, m) {
+                return Err(TestsetError::IllegalMove {
+                    path: path.to_path_buf(),
+                    game: *n,
+                    ply: ply + 1,
+                    mv: m.notation(board),
+                });
+            }
+            pos = pos.play(m);
+        }
+        if pos.can_move(&g, pos.side) {
+            return Err(TestsetError::Unfinished {
+                path: path.to_path_buf(),
+                game: *n,
+            });
+        }
+    }
+    Ok(GameSet { board, games })
+}
+
+/// One evaluation configuration (a table column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub name: String,
+    /// `None`: terminal and outlast detection only (the foundation solver).
+    pub eval: Option<EvalConfig>,
+}
+
+impl Config {
+    pub fn new(name: &str, eval: Option<EvalConfig>) -> Config {
+        Config {
+            name: name.to_string(),
+            eval,
+        }
+    }
+}
+
+/// Static columns: no evaluation, full evaluation, and full minus each component.
+pub fn static_configs() -> Vec<Config> {
+    let full = EvalConfig::default();
+    vec![
+        Config::new("none", None),
+        Config::new("full", Some(full)),
+        Config::new(
+            "-blockers",
+            Some(EvalConfig {
+                blockers: false,
+                ..full
+            }),
+        ),
+        Config::new(
+            "-static rules",
+            Some(EvalConfig {
+                static_rules: false,
+                ..full
+            }),
+        ),
+        Config::new(
+            "-local search",
+            Some(EvalConfig {
+                local_search: false,
+                ..full
+            }),
+        ),
+        Config::new(
+            "-exact terr.",
+            Some(EvalConfig {
+                exact_territories: false,
+                ..full
+            }),
+        ),
+    ]
+}
+
+/// df-pn columns: the foundation solver and the full evaluation.
+pub fn dfpn_configs() -> Vec<Config> {
+    vec![
+        Config::new("foundation", None),
+        Config::new("full", Some(EvalConfig::default())),
+    ]
+}
+
+/// Parameters of a table run.
+#[derive(Debug, Clone)]
+pub struct TableOptions {
+    pub static_configs: Vec<Config>,
+    pub dfpn_configs: Vec<Config>,
+    /// df-pn node budget per position (`Options::max_nodes`).
+    pub node_budget: u64,
+    /// Transposition table per solve, in MiB.
+    pub hash_mib: usize,
+    /// Move numbers to test (positions after that many moves); `None` for all, from
+    /// the longest game down to 0.
+    pub move_numbers: Option<Vec<usize>>,
+    /// Once df-pn (per configuration) fails this many times in a row on one game,
+    /// going backwards, the earlier positions of that game are not searched and count
+    /// as unsolved ("skipped"). A failure is a search out of budget (or a rejected
+    /// certificate or extraction error); a search that finished but whose certificate
+    /// extraction ran out of budget is not one. `None` searches every position.
+    pub give_up_after: Option<usize>,
+    /// Only the first this many games of the file (`None`: all).
+    pub max_games: Option<usize>,
+    /// Check every certificate with `amazons_checker::check`.
+    pub check_certificates: bool,
+    /// One line per game on stderr.
+    pub progress: bool,
+}
+
+impl Default for TableOptions {
+    fn default() -> TableOptions {
+        TableOptions {
+            static_configs: static_configs(),
+            dfpn_configs: dfpn_configs(),
+            node_budget: 100_000,
+            hash_mib: 16,
+            move_numbers: None,
+            give_up_after: Some(2),
+            max_games: None,
+            check_certificates: true,
+            progress: false,
+        }
+    }
+}
+
+/// Counts of one move number.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Row {
+    pub move_number: usize,
+    /// Games with at least `move_number` moves.
+    pub total: usize,
+    /// Per static configuration: positions decided at the root.
+    pub static_solved: Vec<usize>,
+    /// Per df-pn configuration: positions solved with a certificate the checker accepted
+    /// (or, without checking, with a certificate written).
+    pub dfpn_solved: Vec<usize>,
+    /// Per df-pn configuration: positions not searched because of `give_up_after`.
+    pub dfpn_skipped: Vec<usize>,
+    /// Per df-pn configuration: positions whose search finished within the budget but
+    /// whose certificate extraction then ran out of it (not counted as solved).
+    pub dfpn_uncertified: Vec<usize>,
+    /// Positions whose winner is known (from any verdict) and is the side to move.
+    pub mover_wins: usize,
+    /// Positions whose winner is known from any verdict.
+    pub known: usize,
+}
+
+/// The result of a table run on one game file.
+#[derive(Debug, Clone, Default)]
+pub struct BoardTable {
+    pub board: String,
+    pub games: usize,
+    pub static_names: Vec<String>,
+    pub dfpn_names: Vec<String>,
+    pub node_budget: u64,
+    /// Rows in descending move number.
+    pub rows: Vec<Row>,
+    /// Verdicts that contradict each other (static vs static, static vs df-pn, df-pn vs
+    /// df-pn), described. Must be empty.
+    pub disagreements: Vec<String>,
+    /// Certificates the checker rejected, described. Must be empty.
+    pub rejected: Vec<String>,
+    /// Certificates checked and accepted.
+    pub accepted: usize,
+    /// Per df-pn configuration: searches that found the winner but ran out of budget
+    /// while extracting the certificate (counted as unsolved).
+    pub extract_budget: Vec<usize>,
+    /// Per df-pn configuration: other extraction errors, described. Must be empty.
+    pub emit_errors: Vec<String>,
+    /// Per df-pn configuration: total search nodes and wall time (search, extraction
+    /// and checking).
+    pub dfpn_nodes: Vec<u64>,
+    pub dfpn_time: Vec<Duration>,
+    pub static_time: Duration,
+    pub elapsed: Duration,
+}
+
+/// The root verdict without search: terminal, outlast for either side, then the
+/// evaluation (when configured). Exactly the decision df-pn makes at a new node.
+fn static_verdict(
+    g: &Geometry,
+    pos: &Pos,
+    terr: &mut Territory,
+    ev: Option<&mut Evaluator>,
+) -> Option<Color> {
+    let (me, you) = (pos.side, pos.side.opponent());
+    if !pos.can_move(g, me) {
+        return Some(you);
+    }
+    if terr.outlast(g, pos, me, 0, 0).is_some() {
+        return Some(me);
+    }
+    if terr.outlast(g, pos, you, 0, 0).is_some() {
+        return Some(you);
+    }
+    ev.and_then(|e| e.evaluate(g, pos).winner)
+}
+
+/// Runs the experiment on one game file.
+pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, TestsetError> {
+    let t_all = Instant::now();
+    let set = load(file)?;
+    let board = set.board;
+    let g = Geometry::new(board);
+    let start = Position::start(&board.to_string())?;
+    let games: Vec<&(usize, Vec<Move>)> = set
+        .games
+        .iter()
+        .take(opts.max_games.unwrap_or(usize::MAX))
+        .collect();
+    let longest = games.iter().map(|(_, l)| l.len()).max().unwrap_or(0);
+    let mut numbers: Vec<usize> = match &opts.move_numbers {
+        Some(v) => v.clone(),
+        None => (0..=longest).collect(),
+    };
+    numbers.sort_unstable_by(|a, b| b.cmp(a));
+    numbers.dedup();
+    let ns = opts.static_configs.len();
+    let nd = opts.dfpn_configs.len();
+    let mut rows: BTreeMap<usize, Row> = numbers
+        .iter()
+        .map(|&n| {
+            (
+                n,
+                Row {
+                    move_number: n,
+                    static_solved: vec![0; ns],
+                    dfpn_solved: vec![0; nd],
+                    dfpn_skipped: vec![0; nd],
+                    dfpn_uncertified: vec![0; nd],
+                    ..Row::default()
+                },
+            )
+        })
+        .collect();
+    let mut out = BoardTable {
+        board: board.to_string(),
+        games: games.len(),
+        static_names: opts.static_configs.iter().map(|c| c.name.clone()).collect(),
+        dfpn_names: opts.dfpn_configs.iter().map(|c| c.name.clone()).collect(),
+        node_budget: opts.node_budget,
+        extract_budget: vec![0; nd],
+        dfpn_nodes: vec![0; nd],
+        dfpn_time: vec![Duration::ZERO; nd],
+        ..BoardTable::default()
+    };
+    let mut terr = Territory::new();
+    let mut evaluators: Vec<Option<Evaluator>> = opts
+        .static_configs
+        .iter()
+        .map(|c| c.eval.map(Evaluator::new))
+        .collect();
+    for (gi, (game_no, line)) in games.iter().enumerate() {
+        let t_game = Instant::now();
+        // Positions after 0..=len moves.
+        let mut positions = Vec::with_capacity(line.len() + 1);
+        let mut pos = Pos::from_position(&start);
+        positions.push(pos);
+        for &m in line.iter() {
+            pos = pos.play(m);
+            positions.push(pos);
+        }
+        let mut fails = vec![0usize; nd];
+        for &n in numbers.iter().filter(|&&n| n <= line.len()) {
+            let pos = positions[n];
+            let grid = pos.to_position(&g).grid();
+            let where_ = format!("game {game_no}, move {n}, {} to move, {grid}", pos.side);
+            let Some(row) = rows.get_mut(&n) else {
+                continue;
+            };
+            row.total += 1;
+            let mut verdicts: Vec<(String, Color)> = Vec::new();
+            let t_static = Instant::now();
+            for (ci, cfg) in opts.static_configs.iter().enumerate() {
+                if let Some(w) = static_verdict(&g, &pos, &mut terr, evaluators[ci].as_mut()) {
+                    row.static_solved[ci] += 1;
+                    verdicts.push((format!("static {}", cfg.name), w));
+                }
+            }
+            out.static_time += t_static.elapsed();
+            let position = pos.to_position(&g);
+            for (di, cfg) in opts.dfpn_configs.iter().enumerate() {
+                if opts.give_up_after.is_some_and(|k| fails[di] >= k) {
+                    row.dfpn_skipped[di] += 1;
+                    continue;
+                }
+                let t = Instant::now();
+                let sopts = Options {
+                    hash_mib: opts.hash_mib,
+                    max_nodes: Some(opts.node_budget),
+                    progress: false,
+                    eval: cfg.eval,
+                    ..Options::default()
+                };
+                let note = format!("testset {board} game {game_no} move {n}");
+                match solve(&position, &sopts, &note) {
+                    Ok(s) => {
+                        out.dfpn_nodes[di] += s.search_nodes;
+                        let mut ok = true;
+                        if opts.check_certificates {
+                            match amazons_checker::check(&s.certificate) {
+                                Ok(_) => out.accepted += 1,
+                                Err(e) => {
+                                    ok = false;
+                                    out.rejected
+                                        .push(format!("df-pn {}: {where_}: {e}", cfg.name));
+                                }
+                            }
+                        }
+                        if s.certificate.root.position != position {
+                            ok = false;
+                            out.rejected.push(format!(
+                                "df-pn {}: {where_}: certificate root is another position",
+                                cfg.name
+                            ));
+                        }
+                        if ok {
+                            row.dfpn_solved[di] += 1;
+                            fails[di] = 0;
+                        } else {
+                            fails[di] += 1;
+                        }
+                        verdicts.push((format!("df-pn {}", cfg.name), s.winner));
+                    }
+                    Err(SolveError::Budget(_)) => {
+                        out.dfpn_nodes[di] += opts.node_budget;
+                        fails[di] += 1;
+                    }
+                    Err(SolveError::Emit(crate::emit::EmitError::Budget)) => {
+                        // The search itself succeeded: not a failure for give-up.
+                        out.extract_budget[di] += 1;
+                        row.dfpn_uncertified[di] += 1;
+                        fails[di] = 0;
+                    }
+                    Err(e) => {
+                        out.emit_errors
+                            .push(format!("df-pn {}: {where_}: {e}", cfg.name));
+                        fails[di] += 1;
+                    }
+                }
+                out.dfpn_time[di] += t.elapsed();
+            }
+            if let Some((_, w0)) = verdicts.first() {
+                row.known += 1;
+                row.mover_wins += (*w0 == pos.side) as usize;
+                for (name, w) in &verdicts[1..] {
+                    if w != w0 {
+                        out.disagreements.push(format!(
+                            "{where_}: {} says {w0}, {name} says {w}",
+                            verdicts[0].0
+                        ));
+                    }
+                }
+            }
+        }
+        if opts.progress {
+            eprintln!(
+                "{board} game {game_no} ({}/{}): {} moves, {:.1} s (total {:.0} s)",
+                gi + 1,
+                games.len(),
+                line.len(),
+                t_game.elapsed().as_secs_f64(),
+                t_all.elapsed().as_secs_f64()
+            );
+        }
+    }
+    out.rows = rows.into_values().rev().collect();
+    out.elapsed = t_all.elapsed();
+    Ok(out)
+}
+
+fn cell(n: usize, total: usize) -> String {
+    if total > 0 && n == total {
+        format!("**{n}**")
+    } else {
+        n.to_string()
+    }
+}
+
+impl BoardTable {
+    /// The table as Markdown: one row per move number, static columns, df-pn columns,
+    /// total; then the checks and timings.
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "#### {} — {} games, df-pn budget {} nodes per position\n",
+            self.board, self.games, self.node_budget
+        );
+        let mut head = String::from("| move |");
+        let mut rule = String::from("|---:|");
+        for n in &self.static_names {
+            let _ = write!(head, " static {n} |");
+            rule.push_str("---:|");
+        }
+        for n in &self.dfpn_names {
+            let _ = write!(head, " df-pn {n} |");
+            rule.push_str("---:|");
+        }
+        head.push_str(" total | mover wins |");
+        rule.push_str("---:|---:|");
+        let _ = writeln!(s, "{head}\n{rule}");
+        for r in &self.rows {
+            let _ = write!(s, "| {} |", r.move_number);
+            for &c in &r.static_solved {
+                let _ = write!(s, " {} |", cell(c, r.total));
+            }
+            for (i, &c) in r.dfpn_solved.iter().enumerate() {
+                let mut notes = Vec::new();
+                match r.dfpn_uncertified.get(i).copied().unwrap_or(0) {
+                    0 => {}
+                    u => notes.push(format!("+{u} unc.")),
+                }
+                match r.dfpn_skipped.get(i).copied().unwrap_or(0) {
+                    0 => {}
+                    k => notes.push(format!("{k} skip")),
+                }
+                if notes.is_empty() {
+                    let _ = write!(s, " {} |", cell(c, r.total));
+                } else {
+                    let _ = write!(s, " {} ({}) |", cell(c, r.total), notes.join(", "));
+                }
+            }
+            let _ = writeln!(s, " {} | {}/{} |", r.total, r.mover_wins, r.known);
+        }
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "Checks: {} disagreements, {} certificates accepted, {} rejected, {} extraction errors.",
+            self.disagreements.len(),
+            self.accepted,
+            self.rejected.len(),
+            self.emit_errors.len()
+        );
+        for (i, n) in self.dfpn_names.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "df-pn {n}: {} search nodes, {:.1} s (search, extraction, checking); \
+{} positions out of budget during certificate extraction.",
+                self.dfpn_nodes[i],
+                self.dfpn_time[i].as_secs_f64(),
+                self.extract_budget[i]
+            );
+        }
+        let _ = writeln!(
+            s,
+            "Static evaluation (all configurations): {:.3} s. Wall time: {:.1} s.",
+            self.static_time.as_secs_f64(),
+            self.elapsed.as_secs_f64()
+        );
+        for d in self
+            .disagreements
+            .iter()
+            .chain(&self.rejected)
+            .chain(&self.emit_errors)
+        {
+            let _ = writeln!(s, "- {d}");
+        }
+        s
+    }
+
+    /// Whether every check passed.
+    pub fn clean(&self) -> bool {
+        self.disagreements.is_empty() && self.rejected.is_empty() && self.emit_errors.is_empty()
+    }
+}
+
+/// [`run_table`] rendered as Markdown.
+pub fn table(file: &Path, opts: &TableOptions) -> Result<String, TestsetError> {
+    Ok(run_table(file, opts)?.to_markdown())
+}
+
+/// Runs [`run_table`] on `dir/<board>.txt` for each board and joins the Markdown tables.
+pub fn report(dir: &Path, boards: &[&str], opts: &TableOptions) -> Result<String, TestsetError> {
+    let mut s = String::new();
+    for board in boards {
+        let t = run_table(&dir.join(file_name(board)), opts)?;
+        s.push_str(&t.to_markdown());
+        s.push('\n');
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+        std::env::var(key)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
+    /// The committed experiment (docs/evaluation.md). Environment: `TESTSET_GENERATE=1`
+    /// regenerates the games (100 per board, seed 2014); `TESTSET_BUDGET` (nodes,
+    /// default 20000), `TESTSET_GAMES` (games per board, default all), `TESTSET_STEP`
+    /// (every k-th move number, default 1), `TESTSET_GIVE_UP` (default 2; 0 never),
+    /// `TESTSET_BOARDS` (default `5x5,6x5,6x6`),
+    /// `TESTSET_OUT` (Markdown file; default stdout).
+    #[test]
+    #[ignore = "long experiment; run explicitly"]
+    fn selfplay_experiment() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/selfplay");
+        let boards_s: String = env_or("TESTSET_BOARDS", "5x5,6x5,6x6".to_string());
+        let boards: Vec<&str> = boards_s.split(',').collect();
+        if env_or("TESTSET_GENERATE", 0u32) == 1 {
+            generate(&dir, &boards, 100, 2014).expect("generate");
+        }
+        let step: usize = env_or("TESTSET_STEP", 1usize).max(1);
+        let opts = TableOptions {
+            node_budget: env_or("TESTSET_BUDGET", 20_000u64),
+            give_up_after: match env_or("TESTSET_GIVE_UP", 2usize) {
+                0 => None,
+                k => Some(k),
+            },
+            max_games: std::env::var("TESTSET_GAMES")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            move_numbers: (step > 1).then(|| (0..=64).rev().step_by(step).collect()),
+            progress: true,
+            ..TableOptions::default()
+        };
+        let md = report(&dir, &boards, &opts).expect("table");
+        match std::env::var("TESTSET_OUT") {
+            Ok(out) => write_atomic(Path::new(&out), &md).expect("write"),
+            Err(_) => println!("{md}"),
+        }
+        assert!(!md.contains("- df-pn"), "checks failed:\n{md}");
+        assert!(!md.contains(" says "), "checks failed:\n{md}");
+    }
+
+    #[test]
+    fn games_are_legal_and_finished() {
+        for board in ["4x4", "5x5", "6x5"] {
+            for seed in 0..4 {
+                let line = self_play(board, seed).expect("board");
+                let start = Position::start(board).expect("board");
+                let g = Geometry::new(start.board);
+                let mut pos = Pos::from_position(&start);
+                for &m in &line {
+                    assert!(pos.is_legal(&g, m), "{board} seed {seed}");
+                    pos = pos.play(m);
+                }
+                assert!(
+                    !pos.can_move(&g, pos.side),
+                    "{board} seed {seed}: not finished"
+                );
+                assert!(line.len() <= g.len as usize - 8);
+            }
+        }
+    }
+
+    #[test]
+    fn generation_is_deterministic_and_games_differ() {
+        let a = game_file_text("5x5", 6, 7).expect("gen");
+        let b = game_file_text("5x5", 6, 7).expect("gen");
+        assert_eq!(a, b);
+        let c = game_file_text("5x5", 6, 8).expect("gen");
+        assert_ne!(a, c);
+        let set = parse_games(Path::new("mem"), &a).expect("parse");
+        assert_eq!(set.games.len(), 6);
+        let distinct: std::collections::HashSet<_> = set.games.iter().map(|g| &g.1).collect();
+        assert!(distinct.len() >= 5, "games should differ");
+    }
+
+    #[test]
+    fn generate_writes_files_atomically() {
+        let dir = std::env::temp_dir().join(format!("amazons-testset-{}", std::process::id()));
+        let files = generate(&dir, &["4x4"], 3, 1).expect("generate");
+        assert_eq!(files.len(), 1);
+        let set = load(&files[0]).expect("load");
+        assert_eq!(set.games.len(), 3);
+        assert_eq!(set.board.to_string(), "4x4");
+        let leftovers = std::fs::read_dir(&dir)
+            .expect("dir")
+            .filter(|e| {
+                e.as_ref()
+                    .map(|e| e.file_name().to_string_lossy().contains(".tmp"))
+                    .unwrap_or(false)
+            })
+            .count();
+        assert_eq!(leftovers, 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn load_rejects_illegal_and_unfinished_games() {
+        let text = "# board: 4x4\ngame 1: b1-b4xd4\n";
+        assert!(matches!(
+            parse_games(Path::new("x"), text),
+            Err(TestsetError::IllegalMove { .. })
+        ));
+        let text = "# board: 4x4\ngame 1: a2-b2xb3\n";
+        assert!(matches!(
+            parse_games(Path::new("x"), text),
+            Err(TestsetError::Unfinished { .. })
+        ));
+        assert!(matches!(
+            parse_games(Path::new("x"), "game 1: a2-b2xb3\n"),
+            Err(TestsetError::Parse { .. })
+        ));
+    }
+
+    #[test]
+    fn table_on_two_games_is_consistent() {
+        let dir = std::env::temp_dir().join(format!("amazons-table-{}", std::process::id()));
+        let files = generate(&dir, &["4x4"], 2, 3).expect("generate");
+        let set = load(&files[0]).expect("load");
+        let opts = TableOptions {
+            node_budget: 20_000,
+            hash_mib: 4,
+            give_up_after: None,
+            ..TableOptions::default()
+        };
+        let t = run_table(&files[0], &opts).expect("table");
+        assert!(t.clean(), "{}", t.to_markdown());
+        assert_eq!(t.games, 2);
+        let longest = set.games.iter().map(|g| g.1.len()).max().unwrap_or(0);
+        assert_eq!(t.rows.len(), longest + 1);
+        for r in &t.rows {
+            let expect = set
+                .games
+                .iter()
+                .filter(|g| g.1.len() >= r.move_number)
+                .count();
+            assert_eq!(r.total, expect);
+            assert!(r.static_solved.iter().all(|&c| c <= r.total));
+            assert!(r.dfpn_solved.iter().all(|&c| c <= r.total));
+            // Full evaluation decides at least what no evaluation decides.
+            assert!(r.static_solved[1] >= r.static_solved[0]);
+            assert!(r.known <= r.total && r.mover_wins <= r.known);
+        }
+        // 4x4 is small: df-pn with the full evaluation solves everything.
+        assert!(t.rows.iter().all(|r| r.dfpn_solved[1] == r.total));
+        // The final positions are terminal: decided statically by every configuration.
+        let last = t.rows.first().expect("rows");
+        assert!(last.static_solved.iter().all(|&c| c == last.total));
+        assert!(t.to_markdown().contains("0 disagreements"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
