@@ -83,11 +83,14 @@ pub enum Failure {
     #[error("Shard {hash}: no shard file with this body hash was found")]
     ShardMissing { hash: String },
     #[error("Shard {hash}: the shard file is unreadable: {reason}")]
-    ShardUnreadable { hash: String, reason: String },
+    ShardUnreadable { hash: Box<str>, reason: Box<str> },
     #[error("Shard {hash}: the shard proves a different claim: {shard_claim}")]
-    ShardClaimMismatch { hash: String, shard_claim: String },
+    ShardClaimMismatch {
+        hash: Box<str>,
+        shard_claim: Box<str>,
+    },
     #[error("Shard {hash}: the shard's proof is wrong:\n{detail}")]
-    ShardWrong { hash: String, detail: String },
+    ShardWrong { hash: Box<str>, detail: Box<str> },
     #[error("Shard {hash}: shards nested more than {MAX_SHARD_DEPTH} deep")]
     ShardTooDeep { hash: String },
 }
@@ -415,8 +418,8 @@ impl Checker<'_> {
             .get(hash)
             .ok_or_else(|| Failure::ShardMissing { hash: name.clone() })?;
         let unreadable = |reason: String| Failure::ShardUnreadable {
-            hash: name.clone(),
-            reason,
+            hash: name.as_str().into(),
+            reason: reason.into(),
         };
         let body =
             amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
@@ -426,14 +429,14 @@ impl Checker<'_> {
         let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
         if cert.root != *claim {
             return Err(Failure::ShardClaimMismatch {
-                hash: name,
-                shard_claim: cert.root.describe(),
+                hash: name.into(),
+                shard_claim: cert.root.describe().into(),
             });
         }
         let report = check_here(&cert, self.shards, self.shard_depth + 1).map_err(|e| {
             Failure::ShardWrong {
-                hash: name.clone(),
-                detail: e.to_string(),
+                hash: name.as_str().into(),
+                detail: e.to_string().into(),
             }
         })?;
         self.shard_count += 1 + report.shards;

@@ -110,11 +110,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
         }
         if st.side() == y && !st.can_act(g, y) {
             self.steps.push(Step::NoMove);
-        } else if let Some(moves) =
-            self.s()
-                .terr
-                .outlast(g, &st.pos, x, st.spares_of(x), st.spares_of(y))
-        {
+        } else if let Some(moves) = self.outlast_line(st, x) {
             self.steps.push(Step::Outlast { moves });
         } else if let Some(plan) = self.plan_sum(st, x)? {
             self.sums += 1;
@@ -222,6 +218,13 @@ impl<'a, 'g> Emitter<'a, 'g> {
         Ok(Some(SumPlan { parts, children }))
     }
 
+    /// The winner's move sequence of an outlast step (SPEC 5.4) proving `x` wins `st`.
+    fn outlast_line(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>> {
+        let g = self.main.g;
+        let (xs, ys) = (st.spares_of(x), st.spares_of(x.opponent()));
+        self.s().terr.outlast(g, &st.pos, x, xs, ys)
+    }
+
     /// An action of `x` (to move) to a state the table proves lost for the opponent,
     /// preferring the least work; re-searches once if none is known.
     pub fn winning_action(&mut self, st: &State, x: Color) -> Result<Action, EmitError> {
@@ -241,13 +244,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
             // Prefer a child that closes at once with an outlast step, then the least work.
             proven.sort_by_key(|&(w, _)| w);
             for &(_, a) in proven.iter().take(OUTLAST_PROBES) {
-                let c = st.play(a);
-                if self
-                    .s()
-                    .terr
-                    .outlast(g, &c.pos, x, c.spares_of(x), c.spares_of(y))
-                    .is_some()
-                {
+                if self.outlast_line(&st.play(a), x).is_some() {
                     return Ok(a);
                 }
             }
@@ -268,13 +265,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
         }
         // Last resort: a child decided statically but evicted from the table.
         for a in st.actions(g) {
-            let c = st.play(a);
-            if self
-                .s()
-                .terr
-                .outlast(g, &c.pos, x, c.spares_of(x), c.spares_of(y))
-                .is_some()
-            {
+            if self.outlast_line(&st.play(a), x).is_some() {
                 return Ok(a);
             }
         }

@@ -118,6 +118,12 @@ enum Command {
         #[command(flatten)]
         setup: Setup,
     },
+    /// The evaluation test set (paper Tables II and III): self-play games, and the table of
+    /// positions solved statically and by df-pn per move number.
+    Testset {
+        #[command(subcommand)]
+        command: TestsetCommand,
+    },
     /// Endgame databases for simple and blocker territories: build, audit, stats, bench.
     Db {
         #[command(subcommand)]
@@ -151,6 +157,42 @@ struct Setup {
     /// Moves to play first, space separated (e.g. "b1-b4xd4 e5-c5xc4").
     #[arg(long, value_name = "MOVES")]
     moves: Option<String>,
+}
+
+/// `amazons testset` subcommands.
+#[derive(Subcommand, Debug)]
+enum TestsetCommand {
+    /// Play self-play games with the simple greedy player and write DIR/WxH.txt per board.
+    Generate {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,6x5,6x6")]
+        boards: Vec<String>,
+        /// Games per board.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Seed of the player.
+        #[arg(long, default_value_t = 2014)]
+        seed: u64,
+    },
+    /// Evaluate every position of the games from the end backwards: statically with each
+    /// evaluation configuration, and by df-pn within a node budget. Prints Markdown tables.
+    Table {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,6x5,6x6")]
+        boards: Vec<String>,
+        /// df-pn node budget per position.
+        #[arg(long, default_value_t = 100_000)]
+        budget: u64,
+        /// Use only the first N games of each file.
+        #[arg(long, value_name = "N")]
+        max_games: Option<usize>,
+    },
 }
 
 /// `amazons db` subcommands.
@@ -593,6 +635,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Index { dir } => index(&dir),
         Command::Db { command } => db(command),
+        Command::Testset { command } => match command {
+            TestsetCommand::Generate {
+                dir,
+                boards,
+                games,
+                seed,
+            } => {
+                let names: Vec<&str> = boards.iter().map(String::as_str).collect();
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+                for path in amazons_solver::testset::generate(&dir, &names, games, seed)? {
+                    println!("wrote {}", path.display());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            TestsetCommand::Table {
+                dir,
+                boards,
+                budget,
+                max_games,
+            } => {
+                let names: Vec<&str> = boards.iter().map(String::as_str).collect();
+                let opts = amazons_solver::testset::TableOptions {
+                    node_budget: budget,
+                    max_games,
+                    progress: true,
+                    ..Default::default()
+                };
+                print!("{}", amazons_solver::testset::report(&dir, &names, &opts)?);
+                Ok(ExitCode::SUCCESS)
+            }
+        },
         Command::Value { board, setup } => {
             let position = setup.position(board.as_deref())?;
             let report = amazons_solver::db::active::value_report(&position)
@@ -612,28 +686,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eval,
             sharding,
         } => {
+            if hash == 0 {
+                return usage("--hash must be at least 1 MiB");
+            }
+            let opts = Options {
+                hash_mib: hash,
+                max_nodes,
+                progress: !quiet,
+                eval: eval.config(),
+                db: eval.database()?,
+            };
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
-                let opts = Options {
-                    hash_mib: hash,
-                    max_nodes,
-                    progress: !quiet,
-                    eval: eval.config(),
-                    db: eval.database()?,
-                };
                 return solve_sharded(&position, &sharding, &opts);
             }
-            let db = eval.database()?;
-            solve(
-                board,
-                setup,
-                output,
-                hash,
-                max_nodes,
-                quiet,
-                eval.config(),
-                db,
-            )
+            solve(board, setup, output, &opts)
         }
         Command::Tasks {
             board,
@@ -886,27 +953,17 @@ fn solve(
     board: Option<String>,
     setup: Setup,
     output: Option<PathBuf>,
-    hash: usize,
-    max_nodes: Option<u64>,
-    quiet: bool,
-    eval: Option<amazons_solver::eval::EvalConfig>,
-    db: Option<std::sync::Arc<amazons_solver::db::Database>>,
+    opts: &Options,
 ) -> Result<ExitCode> {
     let position = setup.position(board.as_deref())?;
-    if hash == 0 {
-        return usage("--hash must be at least 1 MiB");
-    }
     let path = output.unwrap_or_else(|| default_name(board.as_deref(), &setup, &position));
-    println!("solving {} (table {hash} MiB)", position.describe());
-    let opts = Options {
-        hash_mib: hash,
-        max_nodes,
-        progress: !quiet,
-        eval,
-        db,
-    };
+    println!(
+        "solving {} (table {} MiB)",
+        position.describe(),
+        opts.hash_mib
+    );
     let note = std::env::args().collect::<Vec<_>>().join(" ");
-    let solved = amazons_solver::solve(&position, &opts, &note)?;
+    let solved = amazons_solver::solve(&position, opts, &note)?;
     let first = solved
         .first_move
         .or_else(|| match solved.certificate.steps.first() {

@@ -5,27 +5,16 @@
 //! (exact search on small parts, plodding on large ones) that respects shoot-back.
 
 use crate::bitboard::Bb;
+use crate::eval::fill::{for_each_successor, Filler, Solo};
 use crate::geometry::Geometry;
 use crate::pos::Pos;
 use amazons_format::{Color, Move, ONE_PLAYER_EXACT_LIMIT};
-use std::collections::HashMap;
-
-/// Memo entries kept before the one-player cache is cleared.
-const MEMO_CAP: usize = 1 << 22;
-
-/// One-player search state: the mover's queens, the empty squares it may use, and the
-/// queens that still have to shoot back onto their own square.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Solo {
-    queens: Bb,
-    empties: Bb,
-    blockers: Bb,
-}
 
 /// Caches for territory evaluation.
 #[derive(Debug, Default)]
 pub struct Territory {
-    memo: HashMap<Solo, u8>,
+    /// The exact one-player search (shared with the evaluation's territory filling).
+    filler: Filler,
     /// Outlast attempts and successes (statistics).
     pub attempts: u64,
     pub successes: u64,
@@ -38,79 +27,20 @@ impl Territory {
 
     /// Exact maximum number of moves of `s.queens` moving alone through `s.empties`.
     fn solo_max(&mut self, g: &Geometry, s: Solo) -> u8 {
-        if let Some(&v) = self.memo.get(&s) {
-            return v;
-        }
-        let cap = s.empties.count() as u8;
-        let mut best = 0u8;
-        let occ = g.all - s.empties;
-        'outer: for q in s.queens.iter() {
-            let qb = Bb::from_square(q);
-            let lifted = occ - qb;
-            for to in g.queen_attacks(q, occ).iter() {
-                let tb = Bb::from_square(to);
-                let mut arrows = g.queen_attacks(to, lifted | tb);
-                if s.blockers.has(q) {
-                    arrows &= qb;
-                }
-                for a in arrows.iter() {
-                    let next = Solo {
-                        queens: (s.queens - qb) | tb,
-                        empties: ((s.empties | qb) - tb) - Bb::from_square(a),
-                        blockers: s.blockers - qb,
-                    };
-                    let v = 1 + self.solo_max(g, next);
-                    if v > best {
-                        best = v;
-                        if best == cap {
-                            break 'outer;
-                        }
-                    }
-                }
-            }
-        }
-        if self.memo.len() >= MEMO_CAP {
-            self.memo.clear();
-        }
-        self.memo.insert(s, best);
-        best
+        self.filler.exact(g, s) as u8
     }
 
     /// A line of `solo_max(s)` moves (following the memo).
     fn solo_line(&mut self, g: &Geometry, mut s: Solo, out: &mut Vec<Move>) {
         let mut remaining = self.solo_max(g, s);
         while remaining > 0 {
-            let occ = g.all - s.empties;
             let mut found = None;
-            'search: for q in s.queens.iter() {
-                let qb = Bb::from_square(q);
-                let lifted = occ - qb;
-                for to in g.queen_attacks(q, occ).iter() {
-                    let tb = Bb::from_square(to);
-                    let mut arrows = g.queen_attacks(to, lifted | tb);
-                    if s.blockers.has(q) {
-                        arrows &= qb;
-                    }
-                    for a in arrows.iter() {
-                        let next = Solo {
-                            queens: (s.queens - qb) | tb,
-                            empties: ((s.empties | qb) - tb) - Bb::from_square(a),
-                            blockers: s.blockers - qb,
-                        };
-                        if self.solo_max(g, next) + 1 == remaining {
-                            found = Some((
-                                Move {
-                                    from: q,
-                                    to,
-                                    arrow: a,
-                                },
-                                next,
-                            ));
-                            break 'search;
-                        }
-                    }
+            for_each_successor(g, s, |m, next| {
+                if self.solo_max(g, next) + 1 == remaining {
+                    found = Some((m, next));
                 }
-            }
+                found.is_none()
+            });
             match found {
                 Some((m, next)) => {
                     out.push(m);

@@ -7,6 +7,7 @@
 use crate::bitboard::Bb;
 use crate::db::Database;
 use crate::geometry::Geometry;
+use amazons_format::Move;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -85,33 +86,10 @@ impl Filler {
         }
         let cap = s.empties.count() as u8;
         let mut best = 0u8;
-        let occ = g.all - s.empties;
-        'outer: for q in s.queens.iter() {
-            let qb = Bb::from_square(q);
-            let lifted = occ - qb;
-            for to in g.queen_attacks(q, occ).iter() {
-                let tb = Bb::from_square(to);
-                let mut arrows = g.queen_attacks(to, lifted | tb);
-                if s.blockers.has(q) {
-                    // Blocker constraint: the first move shoots back onto the origin.
-                    arrows &= qb;
-                }
-                for a in arrows.iter() {
-                    let next = Solo {
-                        queens: (s.queens - qb) | tb,
-                        empties: ((s.empties | qb) - tb) - Bb::from_square(a),
-                        blockers: s.blockers - qb,
-                    };
-                    let v = 1 + self.exact_rec(g, next);
-                    if v > best {
-                        best = v;
-                        if best == cap {
-                            break 'outer;
-                        }
-                    }
-                }
-            }
-        }
+        for_each_successor(g, s, |_, next| {
+            best = best.max(1 + self.exact_rec(g, next));
+            best < cap
+        });
         if self.memo.len() >= MEMO_CAP {
             self.memo.clear();
         }
@@ -171,6 +149,34 @@ impl Filler {
             // A line that fills every square is optimal.
             exact: search || best == n,
             relied,
+        }
+    }
+}
+
+/// Calls `f` with every move of the one-player game `s` and the state after it, in
+/// canonical order, until `f` returns false. A blocker's first move must shoot back onto
+/// its origin (the blocker constraint), after which it is an ordinary queen.
+pub fn for_each_successor(g: &Geometry, s: Solo, mut f: impl FnMut(Move, Solo) -> bool) {
+    let occ = g.all - s.empties;
+    for q in s.queens.iter() {
+        let qb = Bb::from_square(q);
+        let lifted = occ - qb;
+        for to in g.queen_attacks(q, occ).iter() {
+            let tb = Bb::from_square(to);
+            let mut arrows = g.queen_attacks(to, lifted | tb);
+            if s.blockers.has(q) {
+                arrows &= qb;
+            }
+            for arrow in arrows.iter() {
+                let next = Solo {
+                    queens: (s.queens - qb) | tb,
+                    empties: ((s.empties | qb) - tb) - Bb::from_square(arrow),
+                    blockers: s.blockers - qb,
+                };
+                if !f(Move { from: q, to, arrow }, next) {
+                    return;
+                }
+            }
         }
     }
 }
