@@ -192,6 +192,12 @@ enum TestsetCommand {
         /// Use only the first N games of each file.
         #[arg(long, value_name = "N")]
         max_games: Option<usize>,
+        /// Add columns with the territory databases (the paper's "DB" columns), built into
+        /// --db-dir first if missing.
+        #[arg(long)]
+        db: bool,
+        #[command(flatten)]
+        db_dir: DbDir,
     },
 }
 
@@ -655,14 +661,43 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 boards,
                 budget,
                 max_games,
+                db,
+                db_dir,
             } => {
                 let names: Vec<&str> = boards.iter().map(String::as_str).collect();
-                let opts = amazons_solver::testset::TableOptions {
+                let mut opts = amazons_solver::testset::TableOptions {
                     node_budget: budget,
                     max_games,
                     progress: true,
                     ..Default::default()
                 };
+                if db {
+                    let args = EvalArgs {
+                        no_eval: false,
+                        no_blockers: false,
+                        no_static_rules: false,
+                        no_local_search: false,
+                        local_limit: 9,
+                        db: true,
+                        db_dir: db_dir.db_dir.clone(),
+                    };
+                    if let Some(database) = args.database()? {
+                        use amazons_solver::testset::Config;
+                        opts.static_configs
+                            .push(Config::with_database("full+DB", database.clone()));
+                        // The paper's "DB" column: heuristic territory bounds except where the
+                        // databases answer (against "-exact terr.", its "no DB" column).
+                        let mut heuristic_db =
+                            Config::with_database("-exact terr.+DB", database.clone());
+                        heuristic_db.eval = Some(amazons_solver::eval::EvalConfig {
+                            exact_territories: false,
+                            ..Default::default()
+                        });
+                        opts.static_configs.push(heuristic_db);
+                        opts.dfpn_configs
+                            .push(Config::with_database("full+DB", database));
+                    }
+                }
                 print!("{}", amazons_solver::testset::report(&dir, &names, &opts)?);
                 Ok(ExitCode::SUCCESS)
             }

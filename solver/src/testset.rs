@@ -320,11 +320,13 @@ fn parse_games(path: &Path, text: &str) -> Result<GameSet, TestsetError> {
 }
 
 /// One evaluation configuration (a table column).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Config {
     pub name: String,
     /// `None`: terminal and outlast detection only (the foundation solver).
     pub eval: Option<EvalConfig>,
+    /// Territory databases for the evaluation (the paper's "DB" columns).
+    pub db: Option<std::sync::Arc<crate::db::Database>>,
 }
 
 impl Config {
@@ -332,7 +334,25 @@ impl Config {
         Config {
             name: name.to_string(),
             eval,
+            db: None,
         }
+    }
+
+    /// The full evaluation with the territory databases.
+    pub fn with_database(name: &str, db: std::sync::Arc<crate::db::Database>) -> Config {
+        Config {
+            name: name.to_string(),
+            eval: Some(EvalConfig::default()),
+            db: Some(db),
+        }
+    }
+
+    fn evaluator(&self) -> Option<Evaluator> {
+        let cfg = self.eval?;
+        Some(match &self.db {
+            Some(db) => Evaluator::with_database(cfg, db.clone()),
+            None => Evaluator::new(cfg),
+        })
     }
 }
 
@@ -545,11 +565,8 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
         ..BoardTable::default()
     };
     let mut terr = Territory::new();
-    let mut evaluators: Vec<Option<Evaluator>> = opts
-        .static_configs
-        .iter()
-        .map(|c| c.eval.map(Evaluator::new))
-        .collect();
+    let mut evaluators: Vec<Option<Evaluator>> =
+        opts.static_configs.iter().map(Config::evaluator).collect();
     for (gi, (game_no, line)) in games.iter().enumerate() {
         let t_game = Instant::now();
         // Positions after 0..=len moves.
@@ -590,6 +607,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     max_nodes: Some(opts.node_budget),
                     progress: false,
                     eval: cfg.eval,
+                    db: cfg.db.clone(),
                     ..Options::default()
                 };
                 let note = format!("testset {board} game {game_no} move {n}");

@@ -105,13 +105,16 @@ impl Filler {
     pub fn fill(&mut self, g: &Geometry, s: Solo, exact_ok: bool, prefer_free: &[u8]) -> Fill {
         let n = s.empties.count();
         let first = plod(g, s);
-        let search =
-            first.moves < n && exact_ok && (n <= EXACT_LIMIT || self.db_value(g, s).is_some());
+        // Exact values come from the databases whenever they cover the territory, and from
+        // exhaustive search when allowed and small enough.
+        let searchable =
+            |f: &Filler, t: Solo| (exact_ok && n <= EXACT_LIMIT) || f.db_value(g, t).is_some();
+        let search = first.moves < n && searchable(self, s);
         // A blocker may be dropped when the territory still gives `best` without it; a
         // lower bound (plodding) is enough to show that, so large sub-cases the databases
         // do not cover are never searched exhaustively.
         let value = |f: &mut Filler, t: Solo| -> u32 {
-            if search && (n <= EXACT_LIMIT || f.db_value(g, t).is_some()) {
+            if search && searchable(f, t) {
                 f.exact(g, t)
             } else {
                 plod(g, t).moves
