@@ -141,8 +141,10 @@ impl<'g> Search<'g> {
         }
         if let Some(ev) = self.eval.as_mut() {
             // Spare moves are an integer held by one side: Black's count is `+spare`.
-            let total = ev.evaluate(g, &st.pos).total + Bounds::exact(st.spare as i64);
-            if let Some(w) = total.winner(me) {
+            let decided = ev
+                .evaluate(g, &st.pos)
+                .decide(me, Bounds::exact(st.spare as i64));
+            if let Some(w) = decided {
                 self.eval_wins += 1;
                 return Some(if w == me { (0, INF, 0) } else { (INF, 0, 0) });
             }

@@ -501,6 +501,10 @@ struct EvalArgs {
     /// Local search only on areas with fewer queens plus empty squares than this.
     #[arg(long, default_value_t = 9, value_name = "N")]
     local_limit: u32,
+    /// Exact combinatorial values for active areas with at most N empty squares, so that
+    /// `*` and fuzzy infinitesimals are counted (paper IV-C2); 0 = off (slow above 4).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    cgt_limit: u32,
     /// Use the simple and blocker territory databases in the evaluation (built into
     /// --db-dir first if missing; about 10 s and 60 MB for the default set).
     #[arg(long)]
@@ -541,6 +545,7 @@ impl EvalArgs {
             static_rules: !self.no_static_rules,
             local_search: !self.no_local_search,
             local_limit: self.local_limit,
+            cgt_limit: self.cgt_limit,
             ..Default::default()
         })
     }
@@ -678,6 +683,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         no_static_rules: false,
                         no_local_search: false,
                         local_limit: 9,
+                        cgt_limit: 0,
                         db: true,
                         db_dir: db_dir.db_dir.clone(),
                     };

@@ -196,7 +196,10 @@ fn check_position(
     let relied = e.areas.iter().fold(Bb::EMPTY, |acc, a| acc | a.relied);
     for a in &e.areas {
         let empties = a.empties(g, pos);
-        if a.kind == AreaKind::Active && a.source != Source::LocalSearch && ev.config.static_rules {
+        if a.kind == AreaKind::Active
+            && !matches!(a.source, Source::LocalSearch | Source::Exact)
+            && ev.config.static_rules
+        {
             // Rule 4 (exhaustive one ply) must agree with the pattern rules.
             for (color, safe) in [(Color::Black, a.safe_black), (Color::White, a.safe_white)] {
                 let mine = a.squares & pos.queens(color);
@@ -501,6 +504,13 @@ fn configs() -> Vec<EvalConfig> {
         },
         EvalConfig {
             local_limit: 12,
+            ..EvalConfig::default()
+        },
+        // Exact values for small active areas: `*` and fuzzy infinitesimals are counted
+        // (paper IV-C2), so every winner claimed that way is checked as well.
+        EvalConfig {
+            cgt_limit: 5,
+            local_search: false,
             ..EvalConfig::default()
         },
     ]
