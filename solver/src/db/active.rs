@@ -45,7 +45,7 @@ use super::build::{children, deposit, ChildComp};
 use super::index::{compress, expand, next_combination};
 use super::regions::{canonical, dims, enumerate, is_connected, RegionIndex, RegionSpec, Shape};
 use super::regions::{normalize, squares, FRAME, FRAME_ALL};
-use super::store::{hex, write_atomic, DbError, MAGIC, SENTINEL};
+use super::store::{check_start, hex, u32_at, u64_at, write_atomic, DbError, MAGIC, SENTINEL};
 use super::view::index_mask;
 use super::{embed, frame_geometry, thread_cpu_time, to_frame, Entry, Rng};
 use crate::bitboard::Bb;
@@ -1438,42 +1438,13 @@ impl<'a> Cur<'a> {
     }
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(&b[at..at + 4]);
-    u32::from_le_bytes(a)
-}
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(a)
-}
-
 /// Decodes and validates an active-area file: magic, version, sentinel, hash, header, tiers,
 /// regions (canonical, connected, sorted, covered, entry count consistent), thermographs,
 /// records (thermograph ids in range, codes valid) and every record id (in range).
 pub fn decode(path: &Path, bytes: &[u8]) -> Result<ActiveDb, DbError> {
     let p = || path.to_path_buf();
     let malformed = |reason: String| DbError::Malformed { path: p(), reason };
-    if bytes.len() < 8 || bytes[..8] != MAGIC {
-        return Err(DbError::BadMagic(p()));
-    }
-    if bytes.len() < HEADER_LEN + TRAILER_LEN {
-        return Err(DbError::Truncated {
-            path: p(),
-            len: bytes.len() as u64,
-            expected: (HEADER_LEN + TRAILER_LEN) as u64,
-        });
-    }
-    let version = u32_at(bytes, 8);
-    if version != ACTIVE_VERSION {
-        return Err(DbError::Version {
-            path: p(),
-            found: version,
-            expected: ACTIVE_VERSION,
-        });
-    }
+    check_start(path, bytes, ACTIVE_VERSION)?;
     if bytes[bytes.len() - 8..] != SENTINEL {
         return Err(DbError::BadSentinel(p()));
     }

@@ -140,24 +140,22 @@ pub fn reseal(bytes: &mut [u8]) {
     bytes[body..body + 32].copy_from_slice(hash.as_bytes());
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
     let mut a = [0u8; 4];
     a.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(a)
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
     let mut a = [0u8; 8];
     a.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(a)
 }
 
-/// Decodes and validates a file read from `path`: magic, version, length, sentinel, hash,
-/// and the region list (canonical, connected, sorted, within the spec, and with exactly
-/// the number of entries the layout implies) so that lookups cannot index wrongly.
-pub fn decode(path: &Path, bytes: &[u8]) -> Result<RawTable, DbError> {
+/// The checks every database file starts with: magic, room for the header and trailer,
+/// and the layout `version` (shared by the territory and active-area tables).
+pub(crate) fn check_start(path: &Path, bytes: &[u8], version: u32) -> Result<(), DbError> {
     let p = || path.to_path_buf();
-    let malformed = |reason: String| DbError::Malformed { path: p(), reason };
     if bytes.len() < 8 || bytes[..8] != MAGIC {
         return Err(DbError::BadMagic(p()));
     }
@@ -168,14 +166,24 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<RawTable, DbError> {
             expected: (HEADER_LEN + TRAILER_LEN) as u64,
         });
     }
-    let version = u32_at(bytes, 8);
-    if version != VERSION {
+    let found = u32_at(bytes, 8);
+    if found != version {
         return Err(DbError::Version {
             path: p(),
-            found: version,
-            expected: VERSION,
+            found,
+            expected: version,
         });
     }
+    Ok(())
+}
+
+/// Decodes and validates a file read from `path`: magic, version, length, sentinel, hash,
+/// and the region list (canonical, connected, sorted, within the spec, and with exactly
+/// the number of entries the layout implies) so that lookups cannot index wrongly.
+pub fn decode(path: &Path, bytes: &[u8]) -> Result<RawTable, DbError> {
+    let p = || path.to_path_buf();
+    let malformed = |reason: String| DbError::Malformed { path: p(), reason };
+    check_start(path, bytes, VERSION)?;
     let kind = Kind::from_code(bytes[12])
         .ok_or_else(|| malformed(format!("unknown kind {}", bytes[12])))?;
     let spec = RegionSpec {
