@@ -26,6 +26,8 @@ pub struct Options {
     pub eval: Option<EvalConfig>,
     /// Territory databases for the evaluation (paper section III), when loaded.
     pub db: Option<std::sync::Arc<crate::db::Database>>,
+    /// The active-area (combinatorial game) database, when loaded.
+    pub active_db: Option<std::sync::Arc<crate::db::active::ActiveDb>>,
 }
 
 impl Default for Options {
@@ -36,6 +38,7 @@ impl Default for Options {
             progress: false,
             eval: Some(EvalConfig::default()),
             db: None,
+            active_db: None,
         }
     }
 }
@@ -72,10 +75,9 @@ impl<'g> Search<'g> {
             g,
             tt: Table::new(opts.hash_mib),
             terr: Territory::new(),
-            eval: opts.eval.map(|cfg| match &opts.db {
-                Some(db) => Evaluator::with_database(cfg, db.clone()),
-                None => Evaluator::new(cfg),
-            }),
+            eval: opts
+                .eval
+                .map(|cfg| Evaluator::with_databases(cfg, opts.db.clone(), opts.active_db.clone())),
             eval_wins: 0,
             nodes: 0,
             max_nodes: opts.max_nodes.unwrap_or(u64::MAX),

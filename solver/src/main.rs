@@ -509,12 +509,43 @@ struct EvalArgs {
     /// --db-dir first if missing; about 10 s and 60 MB for the default set).
     #[arg(long)]
     db: bool,
-    /// Database directory for --db (default: $AMAZONS_DB_DIR, else ./db-cache).
-    #[arg(long, value_name = "DIR", requires = "db")]
+    /// Use the active-area (combinatorial game) database in the evaluation: values of
+    /// whole active areas, `*` and infinitesimal counting (built into --db-dir with the
+    /// quick preset first if missing: about a minute, 64 MB).
+    #[arg(long)]
+    active_db: bool,
+    /// Database directory for --db and --active-db (default: $AMAZONS_DB_DIR, else
+    /// ./db-cache).
+    #[arg(long, value_name = "DIR")]
     db_dir: Option<PathBuf>,
 }
 
 impl EvalArgs {
+    /// The active-area database when --active-db is given (opened, or built if missing).
+    fn active_database(
+        &self,
+    ) -> Result<Option<std::sync::Arc<amazons_solver::db::active::ActiveDb>>> {
+        if !self.active_db || self.no_eval {
+            return Ok(None);
+        }
+        let dir = self
+            .db_dir
+            .clone()
+            .unwrap_or_else(amazons_solver::db::default_dir);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let (db, built) = amazons_solver::db::active::ActiveDb::open_or_build(
+            &dir,
+            &amazons_solver::db::active::ActiveConfig::quick(),
+            &mut |notice: &str| eprintln!("active database: {notice}"),
+            &mut |_p: &amazons_solver::db::active::ActiveProgress| {},
+        )?;
+        if built.is_some() {
+            eprintln!("active database built in {}", dir.display());
+        }
+        Ok(Some(std::sync::Arc::new(db)))
+    }
+
     /// The territory databases when --db is given (opened, or built if missing or stale).
     fn database(&self) -> Result<Option<std::sync::Arc<amazons_solver::db::Database>>> {
         if !self.db || self.no_eval {
@@ -684,6 +715,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         no_local_search: false,
                         local_limit: 9,
                         cgt_limit: 0,
+                        active_db: false,
                         db: true,
                         db_dir: db_dir.db_dir.clone(),
                     };
@@ -736,6 +768,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 progress: !quiet,
                 eval: eval.config(),
                 db: eval.database()?,
+                active_db: eval.active_database()?,
             };
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
@@ -795,10 +828,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let g = Geometry::new(position.board);
             let pos = Pos::from_position(&position);
             let cfg = eval.config().unwrap_or_default();
-            let mut ev = match eval.database()? {
-                Some(db) => amazons_solver::eval::Evaluator::with_database(cfg, db),
-                None => amazons_solver::eval::Evaluator::new(cfg),
-            };
+            let mut ev = amazons_solver::eval::Evaluator::with_databases(
+                cfg,
+                eval.database()?,
+                eval.active_database()?,
+            );
             let e = ev.evaluate(&g, &pos);
             print!("{}", amazons_solver::eval::render(&e, &g, &pos));
             match e.winner {
@@ -850,6 +884,7 @@ fn bench(boards: &[String], hash: usize) -> Result<ExitCode> {
                 progress: false,
                 eval,
                 db: None,
+                active_db: None,
             };
             let t = Instant::now();
             let solved = amazons_solver::solve(&position, &opts, "bench")?;

@@ -1,11 +1,13 @@
-//! Exact combinatorial values of small active areas (cgt crate), for infinitesimal counting.
+//! Exact combinatorial values of active areas (active-area database, or the cgt crate for small areas), for infinitesimal counting.
 
 use super::bounds::Bounds;
 use crate::bitboard::Bb;
+use crate::db::active::ActiveDb;
 use crate::geometry::Geometry;
 use crate::pos::Pos;
 use amazons_cgt::{Class, GameStore};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Positions the value search may visit per area before giving up.
 const FOLLOWER_LIMIT: usize = 2_000;
@@ -18,7 +20,11 @@ const RESET_AFTER: usize = 50_000;
 pub struct Values {
     store: Option<GameStore>,
     memo: HashMap<(Bb, Bb, Bb), Option<(Class, Bounds)>>,
-    /// Areas valued exactly, and areas too complex for the follower limit.
+    /// The active-area database, asked before anything is computed.
+    active: Option<Arc<ActiveDb>>,
+    /// Areas answered by the active-area database.
+    pub db_hits: u64,
+    /// Areas valued by computation, and areas too complex for the follower limit.
     pub valued: u64,
     pub too_complex: u64,
 }
@@ -30,8 +36,26 @@ impl std::fmt::Debug for Values {
 }
 
 impl Values {
+    /// Values that come from the active-area database where it covers an area.
+    pub fn with_active(active: Arc<ActiveDb>) -> Values {
+        Values {
+            active: Some(active),
+            ..Values::default()
+        }
+    }
+
+    /// The class and exact bounds of the area `squares` of `pos` from the active-area
+    /// database, if it covers the area (a lookup, no computation).
+    pub fn lookup(&mut self, g: &Geometry, pos: &Pos, squares: Bb) -> Option<(Class, Bounds)> {
+        let db = self.active.as_ref()?;
+        let empties = pos.empty(g) & squares;
+        let e = db.lookup_active(g, pos.white & squares, pos.black & squares, empties)?;
+        self.db_hits += 1;
+        Some((e.class, e.exact_bounds))
+    }
+
     /// The class and exact bounds of the area `squares` of `pos` (everything else taken
-    /// as arrows), or `None` when it is too complex.
+    /// as arrows) computed by the cgt crate, or `None` when it is too complex.
     pub fn area(&mut self, g: &Geometry, pos: &Pos, squares: Bb) -> Option<(Class, Bounds)> {
         let key = (
             pos.white & squares,
@@ -39,7 +63,7 @@ impl Values {
             pos.empty(g) & squares,
         );
         if let Some(v) = self.memo.get(&key) {
-            return v.clone();
+            return *v;
         }
         if self.memo.len() >= RESET_AFTER {
             self.memo.clear();
@@ -64,7 +88,7 @@ impl Values {
                 None
             }
         };
-        self.memo.insert(key, result.clone());
+        self.memo.insert(key, result);
         result
     }
 }

@@ -248,6 +248,27 @@ impl Evaluator {
         self.filler.db_hits
     }
 
+    /// An evaluator with any of the databases: territory values from `db`, and the
+    /// values of whole active areas (paper IV-B2), hence `*` and infinitesimal counting,
+    /// from `active`.
+    pub fn with_databases(
+        config: EvalConfig,
+        db: Option<std::sync::Arc<crate::db::Database>>,
+        active: Option<std::sync::Arc<crate::db::active::ActiveDb>>,
+    ) -> Evaluator {
+        Evaluator {
+            config,
+            filler: db.map(Filler::with_database).unwrap_or_default(),
+            values: active.map(cgt::Values::with_active).unwrap_or_default(),
+            ..Evaluator::default()
+        }
+    }
+
+    /// Active areas answered by the active-area database so far.
+    pub fn active_hits(&self) -> u64 {
+        self.values.db_hits
+    }
+
     /// Partitions `pos`, bounds every area, and sums the bounds.
     pub fn evaluate(&mut self, g: &Geometry, pos: &Pos) -> Evaluation {
         let empty = pos.empty(g);
@@ -255,8 +276,14 @@ impl Evaluator {
         let mut classes = Vec::new();
         for basic in partition::basic_partition(g, pos) {
             let mixed = (basic & pos.black).any() && (basic & pos.white).any();
-            if mixed && (basic & empty).count() <= self.config.cgt_limit {
-                if let Some((class, bounds)) = self.values.area(g, pos, basic) {
+            let small = (basic & empty).count() <= self.config.cgt_limit;
+            if mixed {
+                let known = match self.values.lookup(g, pos, basic) {
+                    Some(v) => Some(v),
+                    None if small => self.values.area(g, pos, basic),
+                    None => None,
+                };
+                if let Some((class, bounds)) = known {
                     classes.push((areas.len(), class));
                     areas.push(Area {
                         squares: basic,

@@ -54,6 +54,7 @@ pub fn small_options() -> Options {
         progress: false,
         eval: Some(Default::default()),
         db: None,
+        active_db: None,
     }
 }
 
