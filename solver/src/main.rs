@@ -521,6 +521,17 @@ struct EvalArgs {
 }
 
 impl EvalArgs {
+    /// The database directory (created if missing).
+    fn database_dir(&self) -> Result<PathBuf> {
+        let dir = self
+            .db_dir
+            .clone()
+            .unwrap_or_else(amazons_solver::db::default_dir);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(dir)
+    }
+
     /// The active-area database when --active-db is given (opened, or built if missing).
     fn active_database(
         &self,
@@ -528,12 +539,7 @@ impl EvalArgs {
         if !self.active_db || self.no_eval {
             return Ok(None);
         }
-        let dir = self
-            .db_dir
-            .clone()
-            .unwrap_or_else(amazons_solver::db::default_dir);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let dir = self.database_dir()?;
         let (db, built) = amazons_solver::db::active::ActiveDb::open_or_build(
             &dir,
             &amazons_solver::db::active::ActiveConfig::quick(),
@@ -551,12 +557,7 @@ impl EvalArgs {
         if !self.db || self.no_eval {
             return Ok(None);
         }
-        let dir = self
-            .db_dir
-            .clone()
-            .unwrap_or_else(amazons_solver::db::default_dir);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let dir = self.database_dir()?;
         let cfg = amazons_solver::db::DbConfig::default();
         let (db, built) = amazons_solver::db::Database::open_or_build(
             &dir,
