@@ -206,6 +206,33 @@ impl fmt::Display for Stats {
     }
 }
 
+/// How much a bound end says at one value: tightened > plain > relaxed.
+fn strength(kind: BoundKind) -> u8 {
+    match kind {
+        BoundKind::Relaxed => 0,
+        BoundKind::Plain => 1,
+        BoundKind::Tightened => 2,
+    }
+}
+
+/// The more informative of two lower bounds on the same game.
+fn tighter_lower(a: Bound, b: Bound) -> Bound {
+    if (a.value, strength(a.kind)) >= (b.value, strength(b.kind)) {
+        a
+    } else {
+        b
+    }
+}
+
+/// The more informative of two upper bounds on the same game.
+fn tighter_upper(a: Bound, b: Bound) -> Bound {
+    if (-a.value, strength(a.kind)) >= (-b.value, strength(b.kind)) {
+        a
+    } else {
+        b
+    }
+}
+
 /// The static evaluator with its caches and statistics.
 #[derive(Debug, Default)]
 pub struct Evaluator {
@@ -307,22 +334,43 @@ impl Evaluator {
                     Color::White
                 };
                 areas.push(self.simple_territory(g, pos, basic, owner));
-            } else if self.config.local_search && basic.count() < self.config.local_limit {
-                let (vb, vw) = self.local.values(g, pos, basic);
-                areas.push(Area {
-                    squares: basic,
-                    blockers: Bb::EMPTY,
-                    kind: AreaKind::Active,
-                    bounds: Bounds::relaxed(vw as i64, vb as i64),
-                    source: Source::LocalSearch,
-                    relied: Bb::EMPTY,
-                    safe_black: None,
-                    safe_white: None,
-                });
-            } else if self.config.blockers {
-                self.split_area(g, pos, basic, &mut areas);
             } else {
-                areas.push(self.active_area(g, pos, basic, basic & empty, Bb::EMPTY, Bb::EMPTY));
+                // The blocker split (or the plain active area) bounds the area; a local
+                // search bounds it too. Both bound the same value, so each end may take
+                // whichever is tighter.
+                let mut parts = Vec::new();
+                if self.config.blockers {
+                    self.split_area(g, pos, basic, &mut parts);
+                } else {
+                    parts.push(self.active_area(
+                        g,
+                        pos,
+                        basic,
+                        basic & empty,
+                        Bb::EMPTY,
+                        Bb::EMPTY,
+                    ));
+                }
+                if self.config.local_search && basic.count() < self.config.local_limit {
+                    let (vb, vw) = self.local.values(g, pos, basic);
+                    let local = Bounds::relaxed(vw as i64, vb as i64);
+                    let split: Bounds = parts.iter().map(|a| a.bounds).sum();
+                    let lower = tighter_lower(local.lower, split.lower);
+                    let upper = tighter_upper(local.upper, split.upper);
+                    if (lower, upper) != (split.lower, split.upper) {
+                        parts = vec![Area {
+                            squares: basic,
+                            blockers: Bb::EMPTY,
+                            kind: AreaKind::Active,
+                            bounds: Bounds { lower, upper },
+                            source: Source::LocalSearch,
+                            relied: Bb::EMPTY,
+                            safe_black: None,
+                            safe_white: None,
+                        }];
+                    }
+                }
+                areas.extend(parts);
             }
         }
         let total: Bounds = areas.iter().map(|a| a.bounds).sum();

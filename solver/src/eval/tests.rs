@@ -458,18 +458,25 @@ fn defective_simple_territory_is_exact() {
 #[test]
 fn local_search_area_and_render() {
     // The paper's `*`: one empty square between the queens.
+    // Local search alone gives [-1-e, 1+e]; the static bound [-1, 1] is as wide but not
+    // relaxed, so each end keeps the more informative one.
+    let only_search = EvalConfig {
+        static_rules: false,
+        blockers: false,
+        ..EvalConfig::default()
+    };
+    let (_, _, e) = verified("X.O|###", Color::Black, only_search);
+    assert_eq!(e.areas[0].bounds, Bounds::new(-1, 1));
     let (g, pos, e) = verified("X.O|###", Color::Black, EvalConfig::default());
     assert_eq!(e.areas.len(), 1);
-    assert_eq!(e.areas[0].source, Source::LocalSearch);
-    assert_eq!(e.areas[0].bounds, Bounds::relaxed(-1, 1));
+    assert_eq!(e.areas[0].bounds, Bounds::new(-1, 1));
     assert_eq!(e.winner, None);
     let text = render(&e, &g, &pos);
-    assert!(text.contains("local search"), "{text}");
-    assert!(text.contains("[-1-e, 1+e]"), "{text}");
+    assert!(text.contains("[-1, 1]"), "{text}");
     let mut ev = Evaluator::new(EvalConfig::default());
     ev.evaluate(&g, &pos);
     assert!(
-        ev.stats.to_string().contains("search        1"),
+        ev.stats.to_string().contains("heuristic        1"),
         "{}",
         ev.stats
     );
