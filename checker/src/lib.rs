@@ -4,7 +4,7 @@
 //! data model and file layout) and `thiserror` only, and shares no code with the solver: its
 //! rules are written plainly (arrays and ray walks, no bitboards) so that they can be read
 //! against the specification. The budget is under about 900 non-blank, non-comment lines in
-//! `src/` outside the tests.
+//! `src/` (the tests live in `tests/unit/`, one test per rule showing a wrong use rejected).
 //!
 //! - [`rules`]: move generation, legality, play, the outlast region, components and the
 //!   exhaustive one-player maximum.
@@ -16,9 +16,6 @@ pub mod proof;
 pub mod rules;
 
 pub use proof::{
-    check, check_bytes, check_bytes_with, check_with, CheckError, CheckFileError, Failure,
+    after, check, check_bytes, check_bytes_with, check_with, CheckError, CheckFileError, Failure,
     NoShards, Report, Shards, MAX_DEPTH, MAX_SHARD_DEPTH,
 };
-
-#[cfg(test)]
-mod tests;

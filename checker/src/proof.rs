@@ -599,7 +599,7 @@ fn sum(claim: &Claim, parts: &[LocalClaim]) -> Result<Vec<Child>, Failure> {
 
 /// The claim after the side to move takes `action` (which must be legal): a board move, or
 /// one of its spare moves (SPEC 2); the winner stays.
-pub(crate) fn after(claim: &Claim, action: Action) -> Claim {
+pub fn after(claim: &Claim, action: Action) -> Claim {
     let mover = claim.position.to_move;
     match action {
         Action::Board(m) => Claim {

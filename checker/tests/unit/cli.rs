@@ -1,6 +1,6 @@
 //! CLI tests: exit codes for verified, wrong and unreadable inputs, and directory walking.
 
-use crate::cli::run;
+use amazons_checker::cli::run;
 use amazons_format::{encode, Certificate, Claim, Color, Meta, Position, Step};
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
 //! Rules tests: move counts checked by hand or by an independent count, legality, regions and one-player maxima.
 
-use crate::rules::*;
+use amazons_checker::rules::*;
 use amazons_format::{Cell, Color, Move, Position};
 
 fn grid(text: &str, to_move: Color) -> Position {

@@ -1,7 +1,9 @@
 //! Proof-rule tests: each rule accepts a hand-built correct use and rejects a wrong one with the right failure.
 
-use crate::proof::{after, check, check_bytes, CheckError, CheckFileError, Failure, Report};
-use crate::rules;
+use amazons_checker::proof::{
+    after, check, check_bytes, CheckError, CheckFileError, Failure, Report,
+};
+use amazons_checker::rules;
 use amazons_format::{
     encode, Action, Certificate, Claim, Color, LocalClaim, Meta, Move, Position, Step, Symmetry,
 };
