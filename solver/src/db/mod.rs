@@ -381,18 +381,7 @@ pub fn build(
         regions: shapes.len() as u32,
         entries: total,
     };
-    let bytes = encode(&header, &shapes, &values);
-    let path = write_atomic(dir, SIMPLE_FILE, &bytes)?;
-    let simple_summary = TableSummary {
-        kind: Kind::Simple,
-        path,
-        regions: shapes.len(),
-        entries: total,
-        file_bytes: bytes.len() as u64,
-        hash: hex(&bytes[bytes.len() - 40..bytes.len() - 8]),
-        build_time: t0.elapsed(),
-    };
-    drop(bytes);
+    let simple_summary = write_table(dir, SIMPLE_FILE, &header, &shapes, &values, t0)?;
 
     // Blocker territories.
     let t1 = Instant::now();
@@ -439,21 +428,33 @@ pub fn build(
         regions: bshapes.len() as u32,
         entries: btotal,
     };
-    let bytes = encode(&header, &bshapes, &bvalues);
-    let path = write_atomic(dir, BLOCKER_FILE, &bytes)?;
-    let blocker_summary = TableSummary {
-        kind: Kind::Blocker,
-        path,
-        regions: bshapes.len(),
-        entries: btotal,
-        file_bytes: bytes.len() as u64,
-        hash: hex(&bytes[bytes.len() - 40..bytes.len() - 8]),
-        build_time: t1.elapsed(),
-    };
+    let blocker_summary = write_table(dir, BLOCKER_FILE, &header, &bshapes, &bvalues, t1)?;
     Ok(Summary {
         simple: simple_summary,
         blocker: blocker_summary,
         total_time: start.elapsed(),
+    })
+}
+
+/// Encodes one table, writes it atomically as `dir/name`, and summarises it.
+fn write_table(
+    dir: &Path,
+    name: &str,
+    header: &Header,
+    shapes: &[Shape],
+    values: &[u8],
+    started: Instant,
+) -> Result<TableSummary, DbError> {
+    let bytes = encode(header, shapes, values);
+    let path = write_atomic(dir, name, &bytes)?;
+    Ok(TableSummary {
+        kind: header.kind,
+        path,
+        regions: shapes.len(),
+        entries: header.entries,
+        file_bytes: bytes.len() as u64,
+        hash: hex(&bytes[bytes.len() - 40..bytes.len() - 8]),
+        build_time: started.elapsed(),
     })
 }
 

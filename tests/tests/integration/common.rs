@@ -117,31 +117,8 @@ pub fn random_position(rng: &mut Rng, max_side: usize, max_plies: usize) -> Posi
     out
 }
 
-/// The claim after the side to move takes `action` (SPEC 2), computed with the checker's
-/// rules: a board move, or a spare move (the holder's count drops by one).
-pub fn after(claim: &Claim, action: Action) -> Claim {
-    match action {
-        Action::Board(m) => Claim {
-            position: rules::play(&claim.position, m),
-            spare: claim.spare,
-            winner: claim.winner,
-        },
-        Action::Spare => {
-            let mover = claim.position.to_move;
-            let mut position = claim.position.clone();
-            position.to_move = mover.opponent();
-            let spare = match mover {
-                Color::Black => claim.spare - 1,
-                Color::White => claim.spare + 1,
-            };
-            Claim {
-                position,
-                spare,
-                winner: claim.winner,
-            }
-        }
-    }
-}
+/// The claim after the side to move takes `action` (SPEC 2): the checker's own function.
+pub use amazons_checker::after;
 
 /// The actions of the side to move in canonical order (SPEC 2), from the checker's rules.
 pub fn actions(claim: &Claim) -> Vec<Action> {
