@@ -377,13 +377,13 @@ impl Checker<'_> {
                 Ok(Vec::new())
             }
             Step::Sum { parts } => sum(claim, parts),
-            // 5.6 Transposition: a board symmetry maps legal moves to legal moves, so it keeps
-            // the winner; a claim is in `proven` only once its whole subtree is checked, so an
-            // ancestor (or the claim itself) can never be cited and citations are acyclic.
             Step::Shard { hash } => {
                 self.shard(claim, hash)?;
                 Ok(Vec::new())
             }
+            // 5.6 Transposition: a board symmetry maps legal moves to legal moves, so it keeps
+            // the winner; a claim is in `proven` only once its whole subtree is checked, so an
+            // ancestor (or the claim itself) can never be cited and citations are acyclic.
             Step::Transposition { symmetry } => {
                 if !symmetry.fits(pos.board) {
                     return Err(Failure::SymmetryDoesNotFit {

@@ -441,9 +441,10 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     println!(
-        "solving {} in {} tasks on {threads} thread(s) into {}",
+        "solving {} in {} tasks ({} more by symmetry) on {threads} thread(s) into {}",
         position.describe(),
-        plan.tasks.len(),
+        plan.unique().count(),
+        plan.tasks.len() - plan.unique().count(),
         dir.display()
     );
     let quiet = !opts.progress;
@@ -461,12 +462,13 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     let check_time = t.elapsed();
     let bytes = amazons_format::encode(&manifest)?;
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
-    let resumed = done.iter().filter(|d| d.resumed).count();
+    let solved: Vec<_> = done.iter().filter(|d| d.mirror_of.is_none()).collect();
+    let resumed = solved.iter().filter(|d| d.resumed).count();
     println!(
         "tasks: {} ({} resumed), nodes {}, solve {:.1} s, check {:.1} s",
-        done.len(),
+        solved.len(),
         resumed,
-        done.iter().map(|d| d.nodes).sum::<u64>(),
+        solved.iter().map(|d| d.nodes).sum::<u64>(),
         solve_time.as_secs_f64(),
         check_time.as_secs_f64()
     );
@@ -475,7 +477,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         dir.join("manifest.cert").display(),
         report.shards,
         report.shard_steps,
-        done.iter().map(|d| d.bytes).sum::<u64>(),
+        solved.iter().map(|d| d.bytes).sum::<u64>(),
         root_hash.to_hex()
     );
     println!("checked: {}", report.claim);
@@ -789,13 +791,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let plan = plan(&position, first)?;
             std::fs::create_dir_all(shards.join("shards"))
                 .with_context(|| format!("cannot create {}", shards.display()))?;
-            for task in &plan.tasks {
-                println!(
+            // A closed pipe (e.g. `| head`) ends the listing quietly rather than panicking.
+            let mut out = std::io::stdout().lock();
+            for task in plan.unique() {
+                let line = writeln!(
+                    out,
                     "amazons solve --position '{}' --to-move {} --hash {hash} -q -o '{}'",
                     task.position.grid(),
                     task.position.to_move.name().to_ascii_lowercase(),
                     plan.shard_path(&shards, task).display()
                 );
+                if line.is_err() {
+                    break;
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -7,11 +7,15 @@
 //! already there and checks. The manifest `DIR/manifest.cert` is then an ordinary
 //! certificate whose leaves are `Shard` steps citing the shards by hash, so its own hash
 //! identifies the whole result.
+//!
+//! Tasks that are a board symmetry's image of an earlier task (the start positions are
+//! mirror-symmetric, so half of the first moves are) get no shard: the manifest proves them
+//! with a `Transposition` step citing the earlier task's claim (SPEC 5.6).
 
 use crate::dfpn::Options;
 use crate::geometry::Geometry;
 use crate::pos::Pos;
-use amazons_format::{Action, Certificate, Claim, Color, Meta, Move, Position, Step};
+use amazons_format::{Action, Certificate, Claim, Color, Meta, Move, Position, Step, Symmetry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -42,6 +46,9 @@ pub struct Task {
     pub position: Position,
     /// File stem of the shard, e.g. `012-e5-c5xc4`.
     pub name: String,
+    /// `Some((j, s))` when `s` maps this task's position onto earlier task `j`'s: the task
+    /// is then proven by transposition, not solved.
+    pub mirror: Option<(usize, Symmetry)>,
 }
 
 /// A split of a root position into tasks.
@@ -63,17 +70,25 @@ impl Plan {
             }
             split = split.play(m);
         }
-        let tasks: Vec<Task> = split
-            .moves(&g)
-            .into_iter()
-            .enumerate()
-            .map(|(index, mv)| Task {
+        let mut tasks: Vec<Task> = Vec::new();
+        let mut seen: std::collections::HashMap<Position, usize> = Default::default();
+        for (index, mv) in split.moves(&g).into_iter().enumerate() {
+            let position = split.play(mv).to_position(&g);
+            let mirror = Symmetry::ALL
+                .iter()
+                .filter(|s| **s != Symmetry::Identity && s.fits(root.board))
+                .find_map(|&s| seen.get(&s.apply(&position)).map(|&j| (j, s)));
+            if mirror.is_none() {
+                seen.insert(position.clone(), index);
+            }
+            tasks.push(Task {
                 index,
                 mv,
-                position: split.play(mv).to_position(&g),
+                position,
                 name: format!("{index:03}-{}", mv.notation(root.board)),
-            })
-            .collect();
+                mirror,
+            });
+        }
         if tasks.is_empty() {
             return Err(ShardError::NoTasks);
         }
@@ -82,6 +97,29 @@ impl Plan {
             first,
             tasks,
         })
+    }
+
+    /// The tasks that are solved (each has a shard): those that mirror no earlier task.
+    pub fn unique(&self) -> impl Iterator<Item = &Task> {
+        self.tasks.iter().filter(|t| t.mirror.is_none())
+    }
+
+    /// Completes per-task results (`None` for mirrored tasks) with copies of the results
+    /// they mirror, in task order.
+    fn complete(&self, results: Vec<Option<Done>>) -> Vec<Done> {
+        let mut out: Vec<Done> = Vec::with_capacity(results.len());
+        for (task, result) in self.tasks.iter().zip(results) {
+            match (task.mirror, result) {
+                (None, Some(done)) => out.push(done),
+                (Some((j, _)), _) => {
+                    let mut done = out[j].clone();
+                    done.mirror_of = Some(j);
+                    out.push(done);
+                }
+                (None, None) => {}
+            }
+        }
+        out
     }
 
     /// The shard file of a task.
@@ -100,6 +138,8 @@ pub struct Done {
     pub bytes: u64,
     /// Whether it was already on disk (resumed) rather than solved now.
     pub resumed: bool,
+    /// The earlier task this one mirrors (its figures are copies of that task's).
+    pub mirror_of: Option<usize>,
 }
 
 /// Progress of a sharded solve.
@@ -149,6 +189,7 @@ pub fn existing(path: &Path, task: &Task) -> Option<Done> {
         millis: cert.meta.millis,
         bytes: bytes.len() as u64,
         resumed: true,
+        mirror_of: None,
     })
 }
 
@@ -215,6 +256,7 @@ pub fn solve_task(
         millis: t.elapsed().as_millis() as u64,
         bytes: bytes.len() as u64,
         resumed: false,
+        mirror_of: None,
     })
 }
 
@@ -230,7 +272,8 @@ pub fn run(
 ) -> Result<(Certificate, Vec<Done>), ShardError> {
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
-    let threads = threads.max(1).min(plan.tasks.len());
+    let work: Vec<&Task> = plan.unique().collect();
+    let threads = threads.max(1).min(work.len());
     let per_thread = Options {
         hash_mib: (opts.hash_mib / threads).max(1),
         progress: false,
@@ -245,7 +288,7 @@ pub fn run(
         let done: Vec<&Done> = r.iter().flatten().collect();
         progress(&Progress {
             done: done.len(),
-            total: plan.tasks.len(),
+            total: work.len(),
             resumed: done.iter().filter(|d| d.resumed).count(),
             nodes: done.iter().filter(|d| !d.resumed).map(|d| d.nodes).sum(),
             elapsed: start.elapsed(),
@@ -256,7 +299,7 @@ pub fn run(
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(task) = plan.tasks.get(i) else { break };
+                let Some(&task) = work.get(i) else { break };
                 if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     break;
                 }
@@ -270,7 +313,7 @@ pub fn run(
                         let line =
                             format!("{} ({} wins, {} ms)", task.name, done.winner, done.millis);
                         if let Ok(mut r) = results.lock() {
-                            r[i] = Some(done);
+                            r[task.index] = Some(done);
                         }
                         report(&line);
                     }
@@ -287,25 +330,25 @@ pub fn run(
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    let done: Vec<Done> = results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .flatten()
-        .collect();
+    let done = plan.complete(results.into_inner().unwrap_or_else(|p| p.into_inner()));
     let manifest = assemble(plan, dir, &done)?;
     Ok((manifest, done))
 }
 
 /// Reads every task's shard from disk (for tasks solved elsewhere, e.g. by GNU parallel).
 pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
-    plan.tasks
-        .iter()
-        .map(|task| {
-            let path = plan.shard_path(dir, task);
-            existing(&path, task).ok_or(ShardError::MissingShard(path))
-        })
-        .collect()
+    let mut results = Vec::with_capacity(plan.tasks.len());
+    for task in &plan.tasks {
+        if task.mirror.is_some() {
+            results.push(None);
+            continue;
+        }
+        let path = plan.shard_path(dir, task);
+        results.push(Some(
+            existing(&path, task).ok_or(ShardError::MissingShard(path))?,
+        ));
+    }
+    Ok(plan.complete(results))
 }
 
 /// Builds the manifest from the tasks' results (in task order) and writes
@@ -313,7 +356,12 @@ pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
 pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, ShardError> {
     let board = plan.root.board;
     let mover = plan.root.to_move;
-    let shard = |d: &Done| Step::Shard { hash: d.hash };
+    // A task's step: its shard, or a transposition onto the earlier task it mirrors (whose
+    // claim the checker has proven by then: tasks follow the checker's move order).
+    let step = |t: &Task, d: &Done| match t.mirror {
+        Some((_, symmetry)) => Step::Transposition { symmetry },
+        None => Step::Shard { hash: d.hash },
+    };
     let (winner, steps) = match plan.first {
         // X plays the first move; every reply must be a task X wins.
         Some(first) => {
@@ -321,21 +369,30 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
                 return Err(ShardError::Refuted(t.mv.notation(board)));
             }
             let mut steps = vec![Step::Choice(Action::Board(first)), Step::ReplyAll];
-            steps.extend(done.iter().map(shard));
+            steps.extend(plan.tasks.iter().zip(done).map(|(t, d)| step(t, d)));
             (mover, steps)
         }
-        None => match plan.tasks.iter().zip(done).find(|(_, d)| d.winner == mover) {
+        None => match plan
+            .tasks
+            .iter()
+            .zip(done)
+            .find(|(t, d)| d.winner == mover && t.mirror.is_none())
+        {
             // A winning move for the side to move: cite its shard alone.
-            Some((t, d)) => (mover, vec![Step::Choice(Action::Board(t.mv)), shard(d)]),
+            Some((t, d)) => (mover, vec![Step::Choice(Action::Board(t.mv)), step(t, d)]),
             // Every move loses: the opponent wins, reply by reply.
             None => {
                 let mut steps = vec![Step::ReplyAll];
-                steps.extend(done.iter().map(shard));
+                steps.extend(plan.tasks.iter().zip(done).map(|(t, d)| step(t, d)));
                 (mover.opponent(), steps)
             }
         },
     };
-    let nodes = done.iter().map(|d| d.nodes).sum();
+    let nodes = done
+        .iter()
+        .filter(|d| d.mirror_of.is_none())
+        .map(|d| d.nodes)
+        .sum();
     let millis = 0;
     let manifest = Certificate {
         root: Claim {
@@ -348,7 +405,11 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
             producer: format!("amazons-solver {} (sharded)", env!("CARGO_PKG_VERSION")),
             nodes,
             millis,
-            note: format!("manifest of {} tasks", plan.tasks.len()),
+            note: format!(
+                "manifest of {} tasks ({} solved, the rest by symmetry)",
+                plan.tasks.len(),
+                plan.unique().count()
+            ),
         },
     };
     let bytes = amazons_format::encode(&manifest).map_err(|e| ShardError::Task {
@@ -362,6 +423,16 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
         manifest.root.describe()
     );
     for (t, d) in plan.tasks.iter().zip(done) {
+        if let Some((j, symmetry)) = t.mirror {
+            md.push_str(&format!(
+                "| {} | {} | {} | - | - | - | mirror of {} ({symmetry:?}) |\n",
+                t.name,
+                t.mv.notation(board),
+                d.winner,
+                plan.tasks[j].name
+            ));
+            continue;
+        }
         let hash: String = d.hash.iter().map(|b| format!("{b:02x}")).collect();
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | `{}` |\n",

@@ -34,11 +34,21 @@ fn run(plan: &Plan, dir: &Path, threads: usize) -> (Certificate, Vec<shard::Done
 fn interrupted_run_resumes_to_the_same_root_hash() {
     let plan = plan_4x4();
     let dir = fresh_dir("resume");
+    let unique: Vec<&shard::Task> = plan.unique().collect();
     let (full, done) = run(&plan, &dir, 2);
     assert_eq!(done.len(), plan.tasks.len());
     let shards = DirShards::scan(&dir.join("shards"));
     let report = check_with(&full, &shards).expect("manifest checks");
-    assert_eq!(report.shards, plan.tasks.len());
+    assert_eq!(report.shards, unique.len());
+    // The 4x4 start is mirror-symmetric: half of the first moves mirror the other half and
+    // are proven by transposition in the manifest, not by shards of their own.
+    assert_eq!(unique.len() * 2, plan.tasks.len());
+    let transpositions = full
+        .steps
+        .iter()
+        .filter(|s| matches!(s, Step::Transposition { .. }))
+        .count();
+    assert_eq!(transpositions, plan.tasks.len() - unique.len());
     assert_eq!(
         full.root.winner,
         amazons_format::Color::Black,
@@ -47,7 +57,7 @@ fn interrupted_run_resumes_to_the_same_root_hash() {
 
     // Simulate a kill part-way: some shards never written, one left as a stray temporary
     // file (what an interrupted atomic write leaves), the manifest not yet written.
-    for task in plan.tasks.iter().skip(plan.tasks.len() / 2) {
+    for task in unique.iter().skip(unique.len() / 2) {
         std::fs::remove_file(plan.shard_path(&dir, task)).expect("remove shard");
     }
     std::fs::write(dir.join("shards").join(".000-x.cert.999.tmp"), b"partial").expect("tmp");
@@ -58,10 +68,13 @@ fn interrupted_run_resumes_to_the_same_root_hash() {
     );
 
     let (resumed, done2) = run(&plan, &dir, 2);
-    let skipped = done2.iter().filter(|d| d.resumed).count();
+    let skipped = done2
+        .iter()
+        .filter(|d| d.resumed && d.mirror_of.is_none())
+        .count();
     assert_eq!(
         skipped,
-        plan.tasks.len() / 2,
+        unique.len() / 2,
         "finished shards are skipped, not re-solved"
     );
     assert_eq!(
@@ -175,8 +188,53 @@ fn tampered_manifests_are_rejected() {
     let e = check_with(&manifest, &shards).expect_err("damaged shard file");
     assert!(matches!(e.failure, Failure::ShardUnreadable { .. }), "{e}");
 
-    // And a manifest without its shards cannot be checked at all.
+    // A manifest without its shards cannot be checked at all.
     let e = amazons_checker::check(&manifest).expect_err("no shards given");
     assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn mirrored_tasks_need_the_right_symmetry_and_an_earlier_proof() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("mirror");
+    let (manifest, _) = run(&plan, &dir, 2);
+    let shards = DirShards::scan(&dir.join("shards"));
+    check_with(&manifest, &shards).expect("the untampered manifest checks");
+    // Steps are [ReplyAll, one per task]; find the first mirrored task's step.
+    let (k, task) = plan
+        .tasks
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.mirror.is_some())
+        .expect("a mirrored task");
+    let (j, symmetry) = task.mirror.expect("mirror");
+    assert!(j < k, "a mirror cites an earlier task");
+    assert_eq!(manifest.steps[1 + k], Step::Transposition { symmetry });
+    assert_eq!(symmetry.apply(&task.position), plan.tasks[j].position);
+
+    // The wrong symmetry maps to a claim nobody proved.
+    let mut wrong = manifest.clone();
+    wrong.steps[1 + k] = Step::Transposition {
+        symmetry: amazons_format::Symmetry::FlipRanks,
+    };
+    let e = check_with(&wrong, &shards).expect_err("wrong symmetry");
+    assert!(
+        matches!(e.failure, Failure::TranspositionNotProven { .. }),
+        "{e}"
+    );
+
+    // A transposition whose source comes later in checking order is not accepted: swap
+    // the source's shard step with the mirror's transposition step.
+    let mut early = manifest.clone();
+    early.steps.swap(1 + j, 1 + k);
+    let e = check_with(&early, &shards).expect_err("transposition before its source");
+    assert!(
+        matches!(
+            e.failure,
+            Failure::TranspositionNotProven { .. } | Failure::ShardClaimMismatch { .. }
+        ),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
