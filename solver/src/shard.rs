@@ -157,17 +157,21 @@ impl Progress {
     /// A one-line report with nodes per second and an estimate of the time left.
     pub fn line(&self) -> String {
         let secs = self.elapsed.as_secs_f64().max(1e-9);
-        let solved = (self.done - self.resumed).max(1) as f64;
-        let left = (self.total - self.done) as f64 * secs / solved;
+        let solved = self.done - self.resumed;
+        let left = if solved == 0 {
+            "no estimate yet".to_string()
+        } else {
+            let left = (self.total - self.done) as f64 * secs / solved as f64;
+            format!("about {left:.0} s left")
+        };
         format!(
-            "tasks {}/{} ({} resumed), {} nodes, {:.0} nodes/s, {:.1} s elapsed, about {:.0} s left; last {}",
+            "tasks {}/{} ({} resumed), {} nodes, {:.0} nodes/s, {:.1} s elapsed, {left}; last {}",
             self.done,
             self.total,
             self.resumed,
             self.nodes,
             self.nodes as f64 / secs,
             secs,
-            left,
             self.last
         )
     }

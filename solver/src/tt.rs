@@ -1,13 +1,16 @@
-//! Transposition table for df-pn: fixed size in MiB, 4-way buckets, least-work replacement.
+//! Transposition table for df-pn: fixed size in MiB, 4-way buckets of one cache line, least-work replacement.
 
 /// Proof and disproof numbers at or above this are infinite.
 pub const INF: u32 = u32::MAX / 2;
 
-/// One slot: `[key, phi << 32 | delta, work]`. Plain zeroed words, so a large table is
-/// allocated lazily by the operating system.
-type Entry = [u64; 3];
-
 const WAYS: usize = 4;
+
+/// One bucket: `WAYS` slots of two words, `[check << 32 | work, phi << 32 | delta]`, in
+/// 64 bytes, so a probe touches one cache line (large tables are page-aligned). `check`
+/// is the key's low 32 bits (0 marks an empty slot); the bucket index comes from the
+/// key's high bits, so together they compare about 58 bits of the key. Plain zeroed
+/// words, so a large table is allocated lazily by the operating system.
+type Bucket = [u64; 2 * WAYS];
 
 /// What the table remembers of a node: proof number `phi` and disproof number `delta`
 /// for the side to move, and the work spent on it.
@@ -18,10 +21,18 @@ pub struct Stored {
     pub work: u32,
 }
 
+/// The table's memory: an anonymous map with transparent huge pages requested (a probe
+/// of a large table then rarely misses the TLB as well as the cache), or a plain vector
+/// where mapping fails.
+enum Memory {
+    Map(memmap2::MmapMut),
+    Vec(Vec<Bucket>),
+}
+
 /// A bounded hash table; memory is fixed at creation.
 pub struct Table {
-    entries: Vec<Entry>,
-    buckets: usize,
+    memory: Memory,
+    len: usize,
     pub stores: u64,
     pub overwrites: u64,
 }
@@ -30,75 +41,114 @@ impl Table {
     /// A table using about `mib` MiB (at least one bucket).
     pub fn new(mib: usize) -> Table {
         let bytes = mib.saturating_mul(1 << 20);
-        let buckets = (bytes / (std::mem::size_of::<Entry>() * WAYS)).max(1);
+        let len = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let size = len * std::mem::size_of::<Bucket>();
+        let memory = match memmap2::MmapMut::map_anon(size) {
+            // Page-aligned and a whole number of buckets, so the casts below succeed.
+            Ok(map) if bytemuck::try_cast_slice::<u8, Bucket>(&map).is_ok() => {
+                // Only advice: without huge pages the table still works.
+                #[cfg(target_os = "linux")]
+                let _ = map.advise(memmap2::Advice::HugePage);
+                Memory::Map(map)
+            }
+            _ => Memory::Vec(vec![[0u64; 2 * WAYS]; len]),
+        };
         Table {
-            entries: vec![[0u64; 3]; buckets * WAYS],
-            buckets,
+            memory,
+            len,
             stores: 0,
             overwrites: 0,
         }
     }
 
+    #[inline]
+    fn buckets(&self) -> &[Bucket] {
+        match &self.memory {
+            Memory::Map(map) => bytemuck::cast_slice(map),
+            Memory::Vec(v) => v,
+        }
+    }
+
+    #[inline]
+    fn buckets_mut(&mut self) -> &mut [Bucket] {
+        match &mut self.memory {
+            Memory::Map(map) => bytemuck::cast_slice_mut(map),
+            Memory::Vec(v) => v,
+        }
+    }
+
     /// Number of entries the table holds at most.
     pub fn capacity(&self) -> usize {
-        self.entries.len()
+        self.len * WAYS
     }
 
     #[inline]
     fn bucket(&self, key: u64) -> usize {
-        (((key as u128) * (self.buckets as u128)) >> 64) as usize * WAYS
+        (((key as u128) * (self.len as u128)) >> 64) as usize
     }
 
     #[inline]
-    fn fix(key: u64) -> u64 {
-        key.max(1)
+    fn check(key: u64) -> u64 {
+        (key as u32).max(1) as u64
+    }
+
+    /// Reads the first word of `key`'s bucket: touching the buckets of many keys (a
+    /// node's children) in a row, before any `get`, lets the processor overlap their
+    /// cache misses instead of waiting for each in turn (a prefetch without `unsafe`).
+    #[inline]
+    pub fn touch(&self, key: u64) -> u64 {
+        self.buckets()[self.bucket(key)][0]
     }
 
     #[inline]
     pub fn get(&self, key: u64) -> Option<Stored> {
-        let key = Self::fix(key);
-        let b = self.bucket(key);
-        self.entries[b..b + WAYS]
-            .iter()
-            .find(|e| e[0] == key)
-            .map(|e| Stored {
-                phi: (e[1] >> 32) as u32,
-                delta: e[1] as u32,
-                work: e[2] as u32,
+        let check = Self::check(key);
+        let b = &self.buckets()[self.bucket(key)];
+        (0..WAYS)
+            .find(|&i| b[2 * i] >> 32 == check)
+            .map(|i| Stored {
+                phi: (b[2 * i + 1] >> 32) as u32,
+                delta: b[2 * i + 1] as u32,
+                work: b[2 * i] as u32,
             })
     }
 
     #[inline]
     pub fn put(&mut self, key: u64, phi: u32, delta: u32, work: u32) {
-        let key = Self::fix(key);
-        let b = self.bucket(key);
+        let check = Self::check(key);
+        let bi = self.bucket(key);
         self.stores += 1;
-        let slot = &mut self.entries[b..b + WAYS];
-        let idx = match slot.iter().position(|e| e[0] == key) {
+        let mut overwrote = false;
+        let b = &mut self.buckets_mut()[bi];
+        let idx = match (0..WAYS).find(|&i| b[2 * i] >> 32 == check) {
             Some(i) => i,
-            None => {
-                let i = match slot.iter().position(|e| e[0] == 0) {
-                    Some(i) => i,
-                    None => {
-                        self.overwrites += 1;
-                        // Keep proven entries over unproven ones of similar work.
-                        let value = |e: &Entry| {
-                            let solved = e[1] >> 32 == 0 || e[1] as u32 == 0;
-                            e[2] * if solved { 4 } else { 1 }
-                        };
-                        (0..WAYS).min_by_key(|&i| value(&slot[i])).unwrap_or(0)
-                    }
-                };
-                i
-            }
+            None => match (0..WAYS).find(|&i| b[2 * i] == 0) {
+                Some(i) => i,
+                None => {
+                    overwrote = true;
+                    // Keep proven entries over unproven ones of similar work.
+                    let value = |i: usize| {
+                        let pd = b[2 * i + 1];
+                        let solved = pd >> 32 == 0 || pd as u32 == 0;
+                        (b[2 * i] as u32 as u64) * if solved { 4 } else { 1 }
+                    };
+                    (0..WAYS).min_by_key(|&i| value(i)).unwrap_or(0)
+                }
+            },
         };
-        slot[idx] = [key, (phi as u64) << 32 | delta as u64, work as u64];
+        b[2 * idx] = check << 32 | work as u64;
+        b[2 * idx + 1] = (phi as u64) << 32 | delta as u64;
+        self.overwrites += overwrote as u64;
     }
 
     /// Fraction of slots in use, sampled over the first 4096 buckets.
     pub fn fill(&self) -> f64 {
-        let n = self.entries.len().min(4096 * WAYS);
-        self.entries[..n].iter().filter(|e| e[0] != 0).count() as f64 / n as f64
+        let n = self.len.min(4096);
+        let used: usize = self.buckets()[..n]
+            .iter()
+            .map(|b| (0..WAYS).filter(|&i| b[2 * i] != 0).count())
+            .sum();
+        used as f64 / (n * WAYS) as f64
     }
 }
 
@@ -110,7 +160,7 @@ mod tests {
     fn stores_and_replaces_within_the_memory_bound() {
         let mut t = Table::new(1);
         let cap = t.capacity();
-        assert!(cap * std::mem::size_of::<Entry>() <= 1 << 20);
+        assert!(cap * 16 <= 1 << 20);
         for k in 1..(cap as u64 * 3) {
             t.put(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, (k % 7) as u32);
         }
@@ -125,5 +175,25 @@ mod tests {
                 work: 100
             })
         );
+    }
+
+    #[test]
+    fn keys_sharing_a_bucket_are_told_apart_by_their_low_bits() {
+        let mut t = Table::new(1);
+        // Same high bits (same bucket), different low 32 bits.
+        let a = 0xABCD_0000_0000_0001u64;
+        let b = 0xABCD_0000_0000_0002u64;
+        assert_eq!(t.bucket(a), t.bucket(b));
+        t.put(a, 1, 2, 3);
+        assert_eq!(t.get(b), None, "an absent key is not found");
+        t.put(b, 4, 5, 6);
+        assert_eq!(t.get(a).map(|s| (s.phi, s.delta, s.work)), Some((1, 2, 3)));
+        assert_eq!(t.get(b).map(|s| (s.phi, s.delta, s.work)), Some((4, 5, 6)));
+        // A key whose low bits are zero is still stored (the check word is never 0).
+        let z = 0x1234_5678_0000_0000u64;
+        t.put(z, 7, 8, 9);
+        assert_eq!(t.get(z).map(|s| s.work), Some(9));
+        assert!(t.fill() > 0.0);
+        let _ = t.touch(u64::MAX);
     }
 }
