@@ -99,6 +99,9 @@ pub struct Evaluation {
     pub fuzzy: u32,
     pub positive: u32,
     pub negative: u32,
+    /// Indices (into `areas`) of the areas known to be hot games, with thermograph bounds
+    /// `[right stop, left stop]`.
+    pub hot: Vec<usize>,
 }
 
 impl Evaluation {
@@ -110,13 +113,63 @@ impl Evaluation {
     /// (to 0) or fuzzy game G (to a Left option G^L >= 0, which exists because Left wins a
     /// fuzzy game moving first), leaving pairs of `*` (each pair = 0), positive
     /// infinitesimals and a rest >= 0, so a sum >= 0 with White to move. White symmetric.
+    ///
+    /// Failing those, the hot-game lookahead of IV-C1: the side to move moves first in a
+    /// hot area `H` with bounds `[r, l]` (stops) and keeps answering there until it is
+    /// cold. For Black this is a move to the option `H^L` whose right stop is `l`, and a
+    /// game is above every number below its right stop, so `H^L >= l - e`: replace `H`'s
+    /// bounds by `[l - e, l]` and decide the total with White to move (White's case is the
+    /// mirror, `[r, r + e]` with Black to move). Restricting the mover's strategy only
+    /// lowers its result, so a win found this way is real; only a win for the mover is
+    /// taken (a loss after one chosen move proves nothing), and the move privilege is
+    /// spent, so this is not combined with the infinitesimal rule. Every hot area is tried
+    /// (the paper takes the widest; any one is sound).
     pub fn decide(&self, to_move: Color, extra: Bounds) -> Option<Color> {
         if let Some(w) = (self.total + extra).winner(to_move) {
             return Some(w);
         }
+        self.by_infinitesimals(to_move, extra)
+            .or_else(|| self.by_hot_lookahead(to_move, extra))
+    }
+
+    /// IV-C1 (see [`Evaluation::decide`]).
+    fn by_hot_lookahead(&self, to_move: Color, extra: Bounds) -> Option<Color> {
+        self.hot.iter().find_map(|&h| {
+            let b = self.areas[h].bounds;
+            let moved = match to_move {
+                Color::Black => Bounds {
+                    lower: Bound {
+                        value: b.upper.value,
+                        kind: BoundKind::Relaxed,
+                    },
+                    upper: b.upper,
+                },
+                Color::White => Bounds {
+                    lower: b.lower,
+                    upper: Bound {
+                        value: b.lower.value,
+                        kind: BoundKind::Relaxed,
+                    },
+                },
+            };
+            let others: Bounds = self
+                .areas
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != h)
+                .map(|(_, a)| a.bounds)
+                .sum();
+            (others + moved + extra)
+                .winner(to_move.opponent())
+                .filter(|&w| w == to_move)
+        })
+    }
+
+    /// IV-C2 (see [`Evaluation::decide`]).
+    fn by_infinitesimals(&self, to_move: Color, extra: Bounds) -> Option<Color> {
         let rest = self.rest + extra;
-        let last_move =
-            (self.stars % 2 == 1 && self.fuzzy == 0) || (self.fuzzy == 1 && self.stars % 2 == 0);
+        let last_move = (self.stars % 2 == 1 && self.fuzzy == 0)
+            || (self.fuzzy == 1 && self.stars.is_multiple_of(2));
         let zero = Rational::int(0);
         let ok = match to_move {
             Color::Black => {
@@ -382,6 +435,7 @@ impl Evaluator {
             fuzzy: 0,
             positive: 0,
             negative: 0,
+            hot: Vec::new(),
             areas,
         };
         // Infinitesimals known exactly are counted apart from the rest (paper IV-C2).
@@ -396,6 +450,10 @@ impl Evaluator {
                 Class::Infinitesimal(InfKind::Negative) => &mut ev.negative,
                 Class::Infinitesimal(InfKind::Zero) => {
                     counted[i] = true;
+                    continue;
+                }
+                Class::Hot => {
+                    ev.hot.push(i);
                     continue;
                 }
                 _ => continue,

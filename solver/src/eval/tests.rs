@@ -627,3 +627,75 @@ fn soundness_ten_empty_areas() {
     }
     assert!(tally.violations.is_empty());
 }
+
+// ---------------------------------------------------------------------------------
+// Hot-game lookahead (paper IV-C1).
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn hot_lookahead_paper_example() {
+    // Widest bounds [-5, 2] and a rest of exactly 0: Black to move plays to [2 - e, 2]
+    // and wins; White to move plays to [-5, -5 + e] and wins.
+    let hot = Area {
+        squares: Bb::EMPTY,
+        blockers: Bb::EMPTY,
+        kind: AreaKind::Active,
+        bounds: Bounds::new(-5, 2),
+        source: Source::Exact,
+        relied: Bb::EMPTY,
+        safe_black: None,
+        safe_white: None,
+    };
+    let e = Evaluation {
+        areas: vec![hot],
+        total: Bounds::new(-5, 2),
+        winner: None,
+        rest: Bounds::new(-5, 2),
+        stars: 0,
+        fuzzy: 0,
+        positive: 0,
+        negative: 0,
+        hot: vec![0],
+    };
+    assert_eq!(e.decide(Color::Black, Bounds::zero()), Some(Color::Black));
+    assert_eq!(e.decide(Color::White, Bounds::zero()), Some(Color::White));
+    // Relaxed hot bounds [-5 - e, 2 + e] and 2 spare moves for White: the sum
+    // [-7 - e, e] decides nothing, and after the lookahead [-e, e] with White to move
+    // still nothing; above all no White win may be claimed after Black's chosen move.
+    let relaxed = Evaluation {
+        areas: vec![Area {
+            bounds: Bounds::relaxed(-5, 2),
+            ..e.areas[0].clone()
+        }],
+        total: Bounds::relaxed(-5, 2),
+        rest: Bounds::relaxed(-5, 2),
+        ..e.clone()
+    };
+    assert_eq!(relaxed.decide(Color::Black, Bounds::exact(-2)), None);
+    assert_eq!(
+        relaxed.decide(Color::Black, Bounds::exact(-1)),
+        Some(Color::Black)
+    );
+    // Not a hot area: no lookahead.
+    let cold = Evaluation { hot: vec![], ..e };
+    assert_eq!(cold.decide(Color::Black, Bounds::zero()), None);
+}
+
+#[test]
+fn hot_lookahead_on_a_drawn_position() {
+    // Top left: the hot 3x2 area `X..|O..` (stops 1 and -1, bounds [-1 - e, 1 + e]).
+    // Bottom: one-move territories for each side. The total [-1 - e, 1 + e] decides
+    // nothing, but the side to move wins by moving first in the hot area; exhaustive
+    // search confirms (`verified` checks both sides to move).
+    let grid = "X..##|O..##|#####|X.#O.";
+    let config = EvalConfig {
+        cgt_limit: 4,
+        ..EvalConfig::default()
+    };
+    for side in [Color::Black, Color::White] {
+        let (_, _, e) = verified(grid, side, config);
+        assert_eq!(e.hot.len(), 1, "the 4x2 area is hot");
+        assert_eq!(e.total.winner(side), None, "the plain sum decides nothing");
+        assert_eq!(e.winner, Some(side), "the lookahead decides for the mover");
+    }
+}
