@@ -147,6 +147,31 @@ pub fn solve_state(
     })
 }
 
+/// The most promising move for the side to move after a df-pn search of `position`
+/// within `opts.max_nodes`: the searched child closest to a proof (smallest disproof
+/// number of the opponent), leaving out the moves in `exclude`. `None` when no board move is left.
+/// Used to split big tasks.
+pub fn guess_move(position: &Position, opts: &Options, exclude: &[Move]) -> Option<Move> {
+    use amazons_format::Action;
+    let g = Geometry::new(position.board);
+    let root = State::from_position(position, 0);
+    let mut search = Search::new(&g, opts);
+    let _ = search.solve(&root);
+    root.actions(&g)
+        .into_iter()
+        .filter_map(|a| match a {
+            Action::Board(m) if !exclude.contains(&m) => Some(m),
+            _ => None,
+        })
+        .min_by_key(|&m| {
+            let child = root.play(Action::Board(m));
+            // Children the search never reached rank after those it did.
+            search
+                .lookup(&child)
+                .map_or((1, u32::MAX, u32::MAX), |(phi, delta, _)| (0, delta, phi))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

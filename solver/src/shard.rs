@@ -36,6 +36,25 @@ pub enum ShardError {
     MissingShard(PathBuf),
     #[error("after the first move, reply {0} wins for the opponent: the first move does not win")]
     Refuted(String),
+    #[error("{0}: not a plan file: {1}")]
+    BadPlan(PathBuf, String),
+    #[error("{open} of {total} tasks are unfinished (over the node budget{split}): rerun with a larger --max-nodes or none to finish them; finished shards are kept")]
+    Unfinished {
+        open: usize,
+        total: usize,
+        split: &'static str,
+    },
+}
+
+/// How a sharded run treats big tasks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Budget {
+    /// Worker threads.
+    pub threads: usize,
+    /// Split a task that exceeds `Options::max_nodes` this many levels deeper: fix the
+    /// move the search found most promising and make one subtask per reply (the task's
+    /// shard is then itself a manifest of subtask shards). 0: leave such tasks open.
+    pub split_depth: usize,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -99,6 +118,14 @@ impl Plan {
         })
     }
 
+    /// Renames the tasks `PREFIX.NAME`, for a split task's subtasks.
+    fn prefixed(mut self, prefix: &str) -> Plan {
+        for t in &mut self.tasks {
+            t.name = format!("{prefix}.{}", t.name);
+        }
+        self
+    }
+
     /// The tasks that are solved (each has a shard): those that mirror no earlier task.
     pub fn unique(&self) -> impl Iterator<Item = &Task> {
         self.tasks.iter().filter(|t| t.mirror.is_none())
@@ -125,6 +152,89 @@ impl Plan {
     /// The shard file of a task.
     pub fn shard_path(&self, dir: &Path, task: &Task) -> PathBuf {
         dir.join("shards").join(format!("{}.cert", task.name))
+    }
+}
+
+/// The file that records a sharded directory's plan, so that `amazons index` and later
+/// runs know the root and first move: `grid`, `to-move` and `first-move` lines.
+pub const PLAN_FILE: &str = "plan.txt";
+
+/// The file to which every solved task appends `name, milliseconds, nodes` (tab
+/// separated): shards carry no wall time (so their bytes are reproducible), this does.
+pub const TIMES_FILE: &str = "times.tsv";
+
+impl Plan {
+    /// Writes `DIR/plan.txt`.
+    pub fn write(&self, dir: &Path) -> Result<(), ShardError> {
+        let first = self
+            .first
+            .map(|m| m.notation(self.root.board))
+            .unwrap_or_else(|| "-".into());
+        let text = format!(
+            "grid: {}\nto-move: {}\nfirst-move: {first}\n",
+            self.root.grid(),
+            self.root.to_move.name().to_ascii_lowercase()
+        );
+        std::fs::create_dir_all(dir).map_err(|e| ShardError::Io(dir.to_path_buf(), e))?;
+        write_atomic(&dir.join(PLAN_FILE), text.as_bytes())
+    }
+
+    /// Reads the plan a sharded directory records (see [`Plan::write`]).
+    pub fn read(dir: &Path) -> Result<Plan, ShardError> {
+        let path = dir.join(PLAN_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| ShardError::Io(path.clone(), e))?;
+        let bad = |what: &str| ShardError::BadPlan(path.clone(), what.to_string());
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).map(str::trim))
+                .ok_or_else(|| bad(&format!("no `{key}` line")))
+        };
+        let side = match field("to-move:")? {
+            "white" => Color::White,
+            "black" => Color::Black,
+            other => return Err(bad(&format!("side to move `{other}`"))),
+        };
+        let root = Position::parse_grid(field("grid:")?, side).map_err(|e| bad(&e.to_string()))?;
+        let first = match field("first-move:")? {
+            "-" => None,
+            m => Some(Move::parse(root.board, m).map_err(|e| bad(&e.to_string()))?),
+        };
+        Plan::new(&root, first)
+    }
+
+    /// How many of the solved (non-mirrored) tasks have a verified shard on disk.
+    pub fn proved(&self, dir: &Path) -> usize {
+        self.unique()
+            .filter(|t| existing(&self.shard_path(dir, t), t).is_some())
+            .count()
+    }
+}
+
+/// Total milliseconds recorded in `DIR/times.tsv` for the tasks named (last entry per
+/// task wins), and how many of them have a time.
+pub fn recorded_millis<'a>(dir: &Path, names: impl Iterator<Item = &'a str>) -> (u64, usize) {
+    let text = std::fs::read_to_string(dir.join(TIMES_FILE)).unwrap_or_default();
+    let mut times = std::collections::HashMap::new();
+    for line in text.lines() {
+        let mut f = line.split('\t');
+        if let (Some(name), Some(ms)) = (f.next(), f.next().and_then(|m| m.parse::<u64>().ok())) {
+            times.insert(name.to_string(), ms);
+        }
+    }
+    names
+        .filter_map(|n| times.get(n))
+        .fold((0, 0), |(sum, n), ms| (sum + ms, n + 1))
+}
+
+/// Appends a solved task's time to `DIR/times.tsv` (best effort: times are informative).
+fn record_time(dir: &Path, name: &str, done: &Done) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(TIMES_FILE))
+    {
+        let _ = f.write_all(format!("{name}\t{}\t{}\n", done.millis, done.nodes).as_bytes());
     }
 }
 
@@ -178,13 +288,22 @@ impl Progress {
 }
 
 /// Reads a shard that is already on disk if it checks and proves the task's position.
+/// A split task's shard is a manifest of subtask shards: those are looked up beside it.
 pub fn existing(path: &Path, task: &Task) -> Option<Done> {
+    existing_at(path, &task.position)
+}
+
+fn existing_at(path: &Path, position: &Position) -> Option<Done> {
     let bytes = std::fs::read(path).ok()?;
     let cert = amazons_format::decode(&bytes).ok()?;
-    if cert.root.position != task.position || cert.root.spare != 0 {
+    if &cert.root.position != position || cert.root.spare != 0 {
         return None;
     }
-    amazons_checker::check(&cert).ok()?;
+    if amazons_checker::check(&cert).is_err() {
+        let dir = path.parent()?;
+        let shards = amazons_checker::cli::DirShards::scan(dir);
+        amazons_checker::check_with(&cert, &shards).ok()?;
+    }
     let body = amazons_format::file::verified_body(&bytes).ok()?;
     Some(Done {
         winner: cert.root.winner,
@@ -226,20 +345,48 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
     result.map_err(io)
 }
 
-/// Solves one task and writes its shard, checked, atomically.
-pub fn solve_task(
-    plan: &Plan,
+/// Moves tried in turn when a split task's guessed move is refuted.
+const GUESSES: usize = 3;
+
+/// Why a task attempt gave no shard.
+enum Attempt {
+    /// The node budget ran out (the task stays open).
+    Budget,
+    Failed(ShardError),
+}
+
+impl From<ShardError> for Attempt {
+    fn from(e: ShardError) -> Attempt {
+        Attempt::Failed(e)
+    }
+}
+
+fn shard_file(dir: &Path, name: &str) -> PathBuf {
+    dir.join("shards").join(format!("{name}.cert"))
+}
+
+/// Solves `position` whole and writes its shard `NAME.cert`, checked, atomically.
+fn solve_position(
     dir: &Path,
-    task: &Task,
+    position: &Position,
+    name: &str,
+    root: &Position,
     opts: &Options,
-) -> Result<Done, ShardError> {
+) -> Result<Done, Attempt> {
     let fail = |reason: String| ShardError::Task {
-        task: task.name.clone(),
+        task: name.to_string(),
         reason,
     };
-    let note = format!("shard {} of {}", task.name, plan.root.describe());
+    let note = format!("shard {name} of {}", root.describe());
     let t = Instant::now();
-    let mut solved = crate::solve(&task.position, opts, &note).map_err(|e| fail(e.to_string()))?;
+    let mut solved = match crate::solve(position, opts, &note) {
+        Ok(s) => s,
+        Err(crate::SolveError::Budget(_))
+        | Err(crate::SolveError::Emit(crate::emit::EmitError::Budget)) => {
+            return Err(Attempt::Budget)
+        }
+        Err(e) => return Err(fail(e.to_string()).into()),
+    };
     // No wall time inside a shard: the same task always gives the same bytes, so a resumed
     // run reproduces the same manifest and root hash. Times go to manifest.md only.
     solved.certificate.meta.millis = 0;
@@ -251,7 +398,7 @@ pub fn solve_task(
     let bytes = amazons_format::encode(&solved.certificate).map_err(|e| fail(e.to_string()))?;
     let body = amazons_format::file::verified_body(&bytes).map_err(|e| fail(e.to_string()))?;
     let hash = amazons_format::hash_body(body);
-    write_atomic(&plan.shard_path(dir, task), &bytes)?;
+    write_atomic(&shard_file(dir, name), &bytes)?;
     // Figures from the shard's own metadata, so a resumed run assembles the same manifest.
     Ok(Done {
         winner: solved.winner,
@@ -264,9 +411,101 @@ pub fn solve_task(
     })
 }
 
+/// Proves `position` for its side to move into the shard `NAME.cert`: resumed from disk,
+/// solved whole within the node budget, or else split `depth` levels deeper (the side to
+/// move is expected to win: its most promising move is fixed and each reply becomes a
+/// subtask `NAME.i-move`). `Err(Attempt::Budget)` leaves the task open: a subtask was
+/// over budget at the last level, or the fixed move turned out not to win.
+fn prove_position(
+    dir: &Path,
+    position: &Position,
+    name: &str,
+    root: &Position,
+    opts: &Options,
+    depth: usize,
+) -> Result<Done, Attempt> {
+    if let Some(done) = existing_at(&shard_file(dir, name), position) {
+        return Ok(done);
+    }
+    match solve_position(dir, position, name, root, opts) {
+        Err(Attempt::Budget) if depth > 0 => {}
+        other => return other,
+    }
+    let t = Instant::now();
+    // Up to three guesses: a guessed move that a subtask refutes is replaced by the next.
+    let mut refuted = Vec::new();
+    let (sub, results) = loop {
+        if refuted.len() >= GUESSES {
+            return Err(Attempt::Budget);
+        }
+        let Some(first) = crate::guess_move(position, opts, &refuted) else {
+            return Err(Attempt::Budget);
+        };
+        let sub = Plan::new(position, Some(first))?.prefixed(name);
+        let mut results: Vec<Option<Done>> = Vec::with_capacity(sub.tasks.len());
+        let (mut open, mut wrong) = (false, false);
+        for t in &sub.tasks {
+            if t.mirror.is_some() {
+                results.push(None);
+                continue;
+            }
+            match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
+                Ok(d) if d.winner != position.to_move => {
+                    wrong = true;
+                    break;
+                }
+                Ok(d) => results.push(Some(d)),
+                Err(Attempt::Budget) => {
+                    open = true;
+                    results.push(None);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if wrong {
+            refuted.push(first);
+            continue;
+        }
+        if open {
+            return Err(Attempt::Budget);
+        }
+        break (sub, results);
+    };
+    let done = sub.complete(results);
+    let mut manifest = manifest_of(&sub, &done)?;
+    manifest.meta.note = format!("split shard {name} of {}", root.describe());
+    let bytes = amazons_format::encode(&manifest).map_err(|e| ShardError::Task {
+        task: name.to_string(),
+        reason: e.to_string(),
+    })?;
+    let body = amazons_format::file::verified_body(&bytes).map_err(|e| ShardError::Task {
+        task: name.to_string(),
+        reason: e.to_string(),
+    })?;
+    let hash = amazons_format::hash_body(body);
+    let path = shard_file(dir, name);
+    write_atomic(&path, &bytes)?;
+    if existing_at(&path, position).is_none() {
+        return Err(ShardError::Task {
+            task: name.to_string(),
+            reason: "the checker rejected the split task's manifest (a solver bug)".into(),
+        }
+        .into());
+    }
+    Ok(Done {
+        winner: manifest.root.winner,
+        hash,
+        nodes: manifest.meta.nodes,
+        millis: t.elapsed().as_millis() as u64,
+        bytes: bytes.len() as u64,
+        resumed: false,
+        mirror_of: None,
+    })
+}
+
 /// Solves every task not yet on disk, on `threads` threads (each with `hash_mib /
 /// threads` of table), reporting progress; then writes the manifest. Returns the
-/// manifest and the per-task results.
+/// manifest and the per-task results. Tasks over the node budget fail the run.
 pub fn run(
     plan: &Plan,
     dir: &Path,
@@ -274,16 +513,36 @@ pub fn run(
     threads: usize,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<(Certificate, Vec<Done>), ShardError> {
+    let budget = Budget {
+        threads,
+        split_depth: 0,
+    };
+    run_with(plan, dir, opts, budget, progress)
+}
+
+/// [`run`] with a per-task node budget (`opts.max_nodes`) and splitting: a task over the
+/// budget is split `budget.split_depth` levels deep, else left open; the other tasks go
+/// on, and a run with open tasks ends with [`ShardError::Unfinished`] and no manifest
+/// (its finished shards stay on disk for the next run).
+pub fn run_with(
+    plan: &Plan,
+    dir: &Path,
+    opts: &Options,
+    budget: Budget,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<(Certificate, Vec<Done>), ShardError> {
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
+    plan.write(dir)?;
     let work: Vec<&Task> = plan.unique().collect();
-    let threads = threads.max(1).min(work.len());
+    let threads = budget.threads.max(1).min(work.len());
     let per_thread = Options {
         hash_mib: (opts.hash_mib / threads).max(1),
         progress: false,
         ..opts.clone()
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
+    let open = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
     let start = Instant::now();
@@ -307,13 +566,19 @@ pub fn run(
                 if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     break;
                 }
-                let path = plan.shard_path(dir, task);
-                let outcome = match existing(&path, task) {
-                    Some(done) => Ok(done),
-                    None => solve_task(plan, dir, task, &per_thread),
-                };
+                let outcome = prove_position(
+                    dir,
+                    &task.position,
+                    &task.name,
+                    &plan.root,
+                    &per_thread,
+                    budget.split_depth,
+                );
                 match outcome {
                     Ok(done) => {
+                        if !done.resumed {
+                            record_time(dir, &task.name, &done);
+                        }
                         let line =
                             format!("{} ({} wins, {} ms)", task.name, done.winner, done.millis);
                         if let Ok(mut r) = results.lock() {
@@ -321,7 +586,11 @@ pub fn run(
                         }
                         report(&line);
                     }
-                    Err(e) => {
+                    Err(Attempt::Budget) => {
+                        open.fetch_add(1, Ordering::SeqCst);
+                        report(&format!("{} left open (over the node budget)", task.name));
+                    }
+                    Err(Attempt::Failed(e)) => {
                         if let Ok(mut slot) = first_error.lock() {
                             slot.get_or_insert(e);
                         }
@@ -333,6 +602,18 @@ pub fn run(
     });
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
+    }
+    let open = open.into_inner();
+    if open > 0 {
+        return Err(ShardError::Unfinished {
+            open,
+            total: work.len(),
+            split: if budget.split_depth > 0 {
+                " even after splitting"
+            } else {
+                ""
+            },
+        });
     }
     let done = plan.complete(results.into_inner().unwrap_or_else(|p| p.into_inner()));
     let manifest = assemble(plan, dir, &done)?;
@@ -355,9 +636,8 @@ pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
     Ok(plan.complete(results))
 }
 
-/// Builds the manifest from the tasks' results (in task order) and writes
-/// `DIR/manifest.cert` and `DIR/manifest.md`.
-pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, ShardError> {
+/// The manifest certificate of a plan from its tasks' results (in task order).
+fn manifest_of(plan: &Plan, done: &[Done]) -> Result<Certificate, ShardError> {
     let board = plan.root.board;
     let mover = plan.root.to_move;
     // A task's step: its shard, or a transposition onto the earlier task it mirrors (whose
@@ -398,7 +678,7 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
         .map(|d| d.nodes)
         .sum();
     let millis = 0;
-    let manifest = Certificate {
+    Ok(Certificate {
         root: Claim {
             position: plan.root.clone(),
             spare: 0,
@@ -415,7 +695,15 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
                 plan.unique().count()
             ),
         },
-    };
+    })
+}
+
+/// Builds the manifest from the tasks' results (in task order) and writes
+/// `DIR/manifest.cert` and `DIR/manifest.md`.
+pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, ShardError> {
+    let board = plan.root.board;
+    let manifest = manifest_of(plan, done)?;
+
     let bytes = amazons_format::encode(&manifest).map_err(|e| ShardError::Task {
         task: "manifest".into(),
         reason: e.to_string(),

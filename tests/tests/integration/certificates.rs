@@ -1,8 +1,10 @@
 //! The committed certificates under `certificates/`: each one checks, and its blake3 body hash matches `certificates/index.md`.
 
 use crate::common::{committed_certificates, workspace_root};
+use amazons_checker::cli::DirShards;
 use amazons_format::{file::verified_body, hash_body, Color, Position};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -28,11 +30,64 @@ fn index_entries(text: &str) -> BTreeMap<String, String> {
                     .find(|t| (16..64).contains(&t.len()) && is_hex(t))
             });
         if let (Some(file), Some(hash)) = (file, hash) {
-            let name = file.rsplit('/').next().unwrap_or(file).to_string();
-            out.insert(name, hash.to_ascii_lowercase());
+            // Markdown links `[4x4.cert](4x4.cert)` give the name twice; a sharded result
+            // is named by its directory, `6x4/manifest.cert`.
+            out.insert(file.to_string(), hash.to_ascii_lowercase());
         }
     }
     out
+}
+
+fn is_manifest(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "manifest.cert")
+}
+
+/// The name a certificate has in the index: its path under `certificates/`.
+fn index_name(path: &Path) -> String {
+    let dir = workspace_root().join("certificates");
+    path.strip_prefix(&dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Checks a committed certificate: a manifest with the shards beside it.
+fn checked(path: &Path, bytes: &[u8]) -> amazons_checker::Report {
+    let result = if is_manifest(path) {
+        let dir = path.parent().expect("a manifest has a directory");
+        let shards = DirShards::scan(&dir.join("shards"));
+        amazons_checker::check_bytes_with(bytes, &shards)
+    } else {
+        amazons_checker::check_bytes(bytes)
+    };
+    result.unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()))
+}
+
+/// Sharded results still in progress (a plan file, no manifest): every shard on disk must
+/// check (with the other shards, for split tasks) and prove one of the plan's tasks.
+#[test]
+fn committed_partial_shards_check() {
+    let dir = workspace_root().join("certificates");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for sub in entries.flatten().map(|e| e.path()) {
+        if !sub.join("plan.txt").is_file() || sub.join("manifest.cert").is_file() {
+            continue;
+        }
+        let plan = amazons_solver::shard::Plan::read(&sub).expect("plan file");
+        let shards = DirShards::scan(&sub.join("shards"));
+        for task in plan.unique() {
+            let path = plan.shard_path(&sub, task);
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            amazons_checker::check_bytes_with(&bytes, &shards)
+                .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
+            let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
+            assert_eq!(cert.root.position, task.position, "{}", path.display());
+        }
+    }
 }
 
 #[test]
@@ -44,16 +99,23 @@ fn committed_certificates_check() {
     for path in &files {
         let bytes =
             std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let report = amazons_checker::check_bytes(&bytes)
-            .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
+        let report = checked(path, &bytes);
         let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
         assert_eq!(report.steps, cert.steps.len());
+        assert_eq!(report.shards > 0, is_manifest(path), "{}", path.display());
         assert_eq!(cert.root.spare, 0, "{}: whole-board claim", path.display());
-        // A certificate named after a board proves that board's start, White to move.
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default();
+        // A certificate (or sharded directory) named after a board proves that board's
+        // start, White to move.
+        let stem = if is_manifest(path) {
+            path.parent()
+                .and_then(|d| d.file_name())
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+        } else {
+            path.file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+        };
         if let Ok(start) = Position::start(stem) {
             assert_eq!(cert.root.position, start, "{}", path.display());
             assert_eq!(start.to_move, Color::White);
@@ -87,18 +149,14 @@ fn committed_certificates_match_the_index() {
     let dir = workspace_root().join("certificates");
     for name in entries.keys() {
         assert!(
-            files
-                .iter()
-                .any(|p| p.file_name().and_then(|n| n.to_str()) == Some(name)),
+            files.iter().any(|p| &index_name(p) == name),
             "index lists {name}, which is not under {}",
             dir.display()
         );
     }
     for path in &files {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("file name");
+        let name = index_name(path);
+        let name = name.as_str();
         let listed = entries
             .get(name)
             .unwrap_or_else(|| panic!("{name} is not listed in certificates/index.md"));

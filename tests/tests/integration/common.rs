@@ -307,6 +307,8 @@ pub fn fresh_certificates() -> &'static [(String, Certificate)] {
 
 /// The committed certificates: every `*.cert` under `certificates/` (recursively), sorted;
 /// empty when the directory is absent.
+/// Committed certificates: standalone files and the manifests of sharded results (whose
+/// shards, under `shards/` beside them, are not listed).
 pub fn committed_certificates() -> Vec<PathBuf> {
     fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -314,6 +316,10 @@ pub fn committed_certificates() -> Vec<PathBuf> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
+            // A sharded result's shards are checked through its manifest.
+            if path.is_dir() && path.file_name().is_some_and(|n| n == "shards") {
+                continue;
+            }
             if path.is_dir() {
                 collect(&path, out);
             } else if path.extension().is_some_and(|e| e == "cert") {

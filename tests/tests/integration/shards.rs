@@ -238,3 +238,85 @@ fn mirrored_tasks_need_the_right_symmetry_and_an_earlier_proof() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tasks_over_budget_are_split_or_left_open() {
+    let plan = plan_4x4();
+    let tight = amazons_solver::Options {
+        max_nodes: Some(400),
+        hash_mib: 4,
+        ..small_options()
+    };
+    let budget = |split_depth| shard::Budget {
+        threads: 2,
+        split_depth,
+    };
+
+    // Without splitting, tasks over the budget stay open; the others are written.
+    let dir = fresh_dir("open");
+    let e = shard::run_with(&plan, &dir, &tight, budget(0), &|_| {}).expect_err("open tasks");
+    let shard::ShardError::Unfinished { open, total, .. } = e else {
+        panic!("expected unfinished tasks, got {e}");
+    };
+    assert!(open > 0 && open < total, "{open} of {total} open");
+    assert_eq!(plan.proved(&dir), total - open);
+    assert!(
+        !dir.join("manifest.cert").exists(),
+        "no manifest while tasks are open"
+    );
+    // The plan file lets a later run (or `amazons index`) find the plan again.
+    let again = Plan::read(&dir).expect("plan file");
+    assert_eq!(again.root, plan.root);
+    assert_eq!(again.first, plan.first);
+    // A run without the budget finishes the open tasks and keeps the others.
+    let (_, done) = run(&plan, &dir, 2);
+    let resumed = done
+        .iter()
+        .filter(|d| d.resumed && d.mirror_of.is_none())
+        .count();
+    assert_eq!(resumed, total - open);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // With splitting, big tasks become manifests of subtasks, and the whole checks.
+    let dir = fresh_dir("split");
+    let (manifest, _) =
+        shard::run_with(&plan, &dir, &tight, budget(3), &|_| {}).expect("split solve");
+    let nested = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().matches('.').count() > 1)
+        .count();
+    assert!(nested > 0, "some task was split into subtasks");
+    let shards = DirShards::scan(&dir.join("shards"));
+    let report = check_with(&manifest, &shards).expect("split manifest checks");
+    assert!(
+        report.shards > plan.unique().count(),
+        "nested shards are checked too"
+    );
+    assert_eq!(
+        manifest.root.winner,
+        amazons_format::Color::Black,
+        "4x4 is a second-player win"
+    );
+    // Resuming a split run re-solves nothing and gives the same root hash.
+    let (again, done) =
+        shard::run_with(&plan, &dir, &tight, budget(3), &|_| {}).expect("resumed split solve");
+    assert!(done.iter().all(|d| d.resumed));
+    assert_eq!(root_hash(&again), root_hash(&manifest));
+    // A damaged subtask shard is noticed by the checker.
+    let victim = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().matches('.').count() > 1)
+        .map(|e| e.path())
+        .expect("a subtask shard");
+    std::fs::remove_file(&victim).expect("remove a subtask shard");
+    let shards = DirShards::scan(&dir.join("shards"));
+    let e = check_with(&manifest, &shards).expect_err("missing subtask shard");
+    // Found missing inside the split task's own manifest (or a deeper one).
+    let Failure::ShardWrong { detail, .. } = &e.failure else {
+        panic!("expected a failure inside a split shard, got {e}");
+    };
+    assert!(detail.contains("no shard file with this body hash"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
