@@ -199,6 +199,32 @@ enum TestsetCommand {
         #[command(flatten)]
         db_dir: DbDir,
     },
+    /// Which blocker territories df-pn meets on a board: searches from the test-set
+    /// positions with the databases, counting blocker territory queries by shape
+    /// (bounding rectangle, squares, blockers, normal queens) and how many the databases
+    /// answered. Prints a markdown table.
+    Blockers {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "6x5")]
+        boards: Vec<String>,
+        /// df-pn node budget per position.
+        #[arg(long, default_value_t = 5_000)]
+        budget: u64,
+        /// Use only the first N games of each file.
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        max_games: usize,
+        /// Only positions after at least this many moves.
+        #[arg(long, default_value_t = 6)]
+        from_move: usize,
+        /// Rows to print per board.
+        #[arg(long, default_value_t = 25)]
+        top: usize,
+        #[command(flatten)]
+        db_dir: DbDir,
+    },
 }
 
 /// `amazons db` subcommands.
@@ -702,6 +728,45 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .with_context(|| format!("cannot create {}", dir.display()))?;
                 for path in amazons_solver::testset::generate(&dir, &names, games, seed)? {
                     println!("wrote {}", path.display());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            TestsetCommand::Blockers {
+                dir,
+                boards,
+                budget,
+                max_games,
+                from_move,
+                top,
+                db_dir,
+            } => {
+                let args = EvalArgs {
+                    no_eval: false,
+                    no_blockers: false,
+                    no_static_rules: false,
+                    no_local_search: false,
+                    local_limit: 9,
+                    cgt_limit: 0,
+                    active_db: false,
+                    db: true,
+                    db_dir: db_dir.db_dir.clone(),
+                };
+                let database = args
+                    .database()?
+                    .context("the census needs the territory databases")?;
+                for board in &boards {
+                    let file = dir.join(amazons_solver::testset::file_name(board));
+                    let (positions, census) = amazons_solver::testset::blocker_census(
+                        &file,
+                        database.clone(),
+                        budget,
+                        Some(max_games),
+                        from_move,
+                    )?;
+                    println!(
+                        "{}",
+                        amazons_solver::testset::census_markdown(board, positions, &census, top)
+                    );
                 }
                 Ok(ExitCode::SUCCESS)
             }

@@ -443,6 +443,107 @@ impl Default for TableOptions {
     }
 }
 
+/// Blocker territory queries met by df-pn searches from the positions of a game file:
+/// which blocker databases matter on a board (issue: "measure which, from solver
+/// statistics"). Returns the number of positions searched and the counts by shape,
+/// `[queries, answered by the databases]`.
+pub fn blocker_census(
+    file: &Path,
+    db: std::sync::Arc<crate::db::Database>,
+    budget: u64,
+    max_games: Option<usize>,
+    from_move: usize,
+) -> Result<(usize, BTreeMap<crate::eval::fill::BlockerShape, [u64; 2]>), TestsetError> {
+    let set = load(file)?;
+    let g = Geometry::new(set.board);
+    let start = Position::start(&set.board.to_string())?;
+    let opts = Options {
+        hash_mib: 16,
+        max_nodes: Some(budget),
+        progress: false,
+        eval: Some(EvalConfig::default()),
+        db: Some(db),
+        active_db: None,
+    };
+    let mut total: BTreeMap<crate::eval::fill::BlockerShape, [u64; 2]> = BTreeMap::new();
+    let mut positions = 0;
+    for (_, line) in set.games.iter().take(max_games.unwrap_or(usize::MAX)) {
+        let mut pos = Pos::from_position(&start);
+        for (n, &m) in line.iter().enumerate() {
+            pos = pos.play(m);
+            if n + 1 < from_move || !pos.can_move(&g, pos.side) {
+                continue;
+            }
+            positions += 1;
+            let mut search = crate::dfpn::Search::new(&g, &opts);
+            if let Some(ev) = search.eval.as_mut() {
+                ev.enable_census();
+            }
+            let _ = search.solve(&crate::state::State { pos, spare: 0 });
+            let census = search.eval.as_ref().and_then(|e| e.census());
+            for (shape, counts) in census.into_iter().flatten() {
+                let entry = total.entry(*shape).or_default();
+                entry[0] += counts[0];
+                entry[1] += counts[1];
+            }
+        }
+    }
+    Ok((positions, total))
+}
+
+/// The census as a markdown table, most frequent shapes first (`top` rows).
+pub fn census_markdown(
+    board: &str,
+    positions: usize,
+    census: &BTreeMap<crate::eval::fill::BlockerShape, [u64; 2]>,
+    top: usize,
+) -> String {
+    let all: u64 = census.values().map(|c| c[0]).sum();
+    let answered: u64 = census.values().map(|c| c[1]).sum();
+    let mut rows: Vec<_> = census.iter().collect();
+    rows.sort_by_key(|(shape, c)| (std::cmp::Reverse(c[0]), **shape));
+    let mut out = format!(
+        "### {board}: blocker territory queries\n\n{positions} positions searched; {all} queries, {answered} ({:.1}%) answered by the databases.\n\n| rectangle | squares | blockers | normal queens | queries | share | in the databases |\n|---|---|---|---|---|---|---|\n",
+        100.0 * answered as f64 / all.max(1) as f64
+    );
+    let mut cumulative = 0;
+    for (shape, c) in rows.iter().take(top) {
+        cumulative += c[0];
+        let _ = writeln!(
+            out,
+            "| {}x{} | {} | {} | {} | {} | {:.1}% (cum. {:.1}%) | {:.0}% |",
+            shape.short,
+            shape.long,
+            shape.squares,
+            shape.blockers,
+            shape.normals,
+            c[0],
+            100.0 * c[0] as f64 / all.max(1) as f64,
+            100.0 * cumulative as f64 / all.max(1) as f64,
+            100.0 * c[1] as f64 / c[0].max(1) as f64
+        );
+    }
+    let mut missed: Vec<_> = census
+        .iter()
+        .filter(|(_, c)| c[0] > c[1])
+        .map(|(shape, c)| (c[0] - c[1], *shape))
+        .collect();
+    missed.sort_by_key(|&(n, shape)| (std::cmp::Reverse(n), shape));
+    if !missed.is_empty() {
+        out.push_str(
+            "\nMost frequent shapes the databases do not answer:\n\n| rectangle | squares | blockers | normal queens | unanswered queries |\n|---|---|---|---|---|\n",
+        );
+        for (n, shape) in missed.iter().take(top.min(10)) {
+            let _ = writeln!(
+                out,
+                "| {}x{} | {} | {} | {} | {n} |",
+                shape.short, shape.long, shape.squares, shape.blockers, shape.normals
+            );
+        }
+    }
+    out
+}
+
 /// Counts of one move number.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Row {

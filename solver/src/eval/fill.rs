@@ -37,6 +37,37 @@ pub struct Fill {
     pub relied: Bb,
 }
 
+/// The shape of a blocker territory query (its region is the queens and empties): for
+/// the census of which blocker databases the solver meets (`amazons testset blockers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockerShape {
+    /// Bounding rectangle of the region, short side first.
+    pub short: u8,
+    pub long: u8,
+    pub squares: u8,
+    pub blockers: u8,
+    pub normals: u8,
+}
+
+impl BlockerShape {
+    fn of(g: &Geometry, s: Solo) -> BlockerShape {
+        let region = s.queens | s.empties;
+        let (mut x0, mut x1, mut y0, mut y1) = (u32::MAX, 0, u32::MAX, 0);
+        for sq in region.iter() {
+            let (x, y) = (sq as u32 % g.width, sq as u32 / g.width);
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        let (w, h) = ((x1 + 1).saturating_sub(x0), (y1 + 1).saturating_sub(y0));
+        BlockerShape {
+            short: w.min(h) as u8,
+            long: w.max(h) as u8,
+            squares: region.count() as u8,
+            blockers: s.blockers.count() as u8,
+            normals: (s.queens - s.blockers).count() as u8,
+        }
+    }
+}
+
 /// Caches for exact one-player search, and the territory databases when loaded.
 #[derive(Debug, Default)]
 pub struct Filler {
@@ -44,6 +75,8 @@ pub struct Filler {
     db: Option<Arc<Database>>,
     /// Territory values answered by the databases.
     pub db_hits: u64,
+    /// When on: blocker territory queries by shape, `[queries, answered by the databases]`.
+    pub census: Option<HashMap<BlockerShape, [u64; 2]>>,
 }
 
 impl Filler {
@@ -103,6 +136,14 @@ impl Filler {
     /// blocker is a wall for this territory (it never enters it), so it may serve
     /// another area.
     pub fn fill(&mut self, g: &Geometry, s: Solo, exact_ok: bool, prefer_free: &[u8]) -> Fill {
+        if self.census.is_some() && s.blockers.any() {
+            let answered = self.db_value(g, s).is_some() as u64;
+            if let Some(census) = self.census.as_mut() {
+                let entry = census.entry(BlockerShape::of(g, s)).or_default();
+                entry[0] += 1;
+                entry[1] += answered;
+            }
+        }
         let n = s.empties.count();
         let first = plod(g, s);
         // Exact values come from the databases whenever they cover the territory, and from

@@ -328,6 +328,16 @@ impl Evaluator {
         self.filler.db_hits
     }
 
+    /// Starts counting blocker territory queries by shape (see [`fill::BlockerShape`]).
+    pub fn enable_census(&mut self) {
+        self.filler.census = Some(Default::default());
+    }
+
+    /// The blocker territory queries counted since [`Evaluator::enable_census`].
+    pub fn census(&self) -> Option<&std::collections::HashMap<fill::BlockerShape, [u64; 2]>> {
+        self.filler.census.as_ref()
+    }
+
     /// An evaluator with any of the databases: territory values from `db`, and the
     /// values of whole active areas (paper IV-B2), hence `*` and infinitesimal counting,
     /// from `active`.

@@ -699,3 +699,29 @@ fn hot_lookahead_on_a_drawn_position() {
         assert_eq!(e.winner, Some(side), "the lookahead decides for the mover");
     }
 }
+
+#[test]
+fn census_counts_blocker_territory_queries_by_shape() {
+    // The seed's one-blocker position: Black b2 blocks the territory a3 (region a3 + b2,
+    // a 2x2 rectangle of 2 squares with one blocker and no normal queen).
+    let (g, pos) = setup(".##|#X.|#.O", Color::White);
+    let mut ev = Evaluator::new(static_config());
+    assert!(ev.census().is_none(), "off by default");
+    ev.enable_census();
+    let _ = ev.evaluate(&g, &pos);
+    let census = ev.census().expect("on");
+    let shape = fill::BlockerShape {
+        short: 2,
+        long: 2,
+        squares: 2,
+        blockers: 1,
+        normals: 0,
+    };
+    let counts = census.get(&shape).copied().unwrap_or_default();
+    assert!(counts[0] >= 1, "{census:?}");
+    assert_eq!(counts[1], 0, "no databases loaded, none answered");
+    assert!(
+        census.keys().all(|s| s.blockers >= 1),
+        "only blocker territories are counted: {census:?}"
+    );
+}
