@@ -26,8 +26,9 @@ pub struct Geometry {
     pub all: Bb,
     not_first_file: Bb,
     not_last_file: Bb,
-    /// `rays[dir][sq]`: the squares from `sq` (exclusive) to the edge in `dir`.
-    rays: [Vec<Bb>; 8],
+    /// `rays[sq][dir]`: the squares from `sq` (exclusive) to the edge in `dir` (one
+    /// cache-friendly row per square).
+    rays: Vec<[Bb; 8]>,
     /// Zobrist keys: `[sq][0]` White queen, `[sq][1]` Black queen, `[sq][2]` arrow.
     zobrist: Vec<[u64; 3]>,
     pub zobrist_black_to_move: u64,
@@ -60,10 +61,10 @@ impl Geometry {
                 }
             }
         }
-        let rays = std::array::from_fn(|d| {
-            let (dx, dy) = DIRS[d];
-            (0..len)
-                .map(|sq| {
+        let rays = (0..len)
+            .map(|sq| {
+                std::array::from_fn(|d| {
+                    let (dx, dy) = DIRS[d];
                     let (mut x, mut y) = ((sq as i32) % w, (sq as i32) / w);
                     let mut ray = Bb::EMPTY;
                     loop {
@@ -76,8 +77,8 @@ impl Geometry {
                     }
                     ray
                 })
-                .collect()
-        });
+            })
+            .collect();
         let mut seed = 0x5EED_A3A2_0115_u64 ^ ((w as u64) << 8 | h as u64);
         let zobrist = (0..len)
             .map(|_| {
@@ -104,24 +105,26 @@ impl Geometry {
     /// Squares a queen on `sq` reaches, with `occ` the occupied squares.
     #[inline]
     pub fn queen_attacks(&self, sq: u8, occ: Bb) -> Bb {
-        let s = sq as usize;
+        let rays = &self.rays[sq as usize];
         let mut out = Bb::EMPTY;
-        for d in 0..4 {
-            let ray = self.rays[d][s];
-            let block = ray & occ;
-            out |= match block.first() {
-                Some(b) => ray - self.rays[d][b as usize] - Bb::from_square(b),
-                None => ray,
+        // Directions 0..4 increase the index: the nearest blocker is the lowest bit.
+        for (d, &ray) in rays.iter().enumerate().take(4) {
+            let block = (ray & occ).0;
+            out |= if block == 0 {
+                ray
+            } else {
+                let b = block.trailing_zeros() as usize;
+                Bb(ray.0 & !self.rays[b][d].0 & !(1u128 << b))
             };
         }
-        for d in 4..8 {
-            let ray = self.rays[d][s];
+        // Directions 4..8 decrease it: the nearest blocker is the highest bit.
+        for (d, &ray) in rays.iter().enumerate().skip(4) {
             let block = (ray & occ).0;
             out |= if block == 0 {
                 ray
             } else {
                 let b = 127 - block.leading_zeros() as usize;
-                ray - self.rays[d][b] - Bb(1u128 << b)
+                Bb(ray.0 & !self.rays[b][d].0 & !(1u128 << b))
             };
         }
         out
