@@ -609,6 +609,21 @@ impl EvalArgs {
         Ok(Some(std::sync::Arc::new(db)))
     }
 
+    /// The default evaluation with the territory databases in `db_dir`.
+    fn with_db(db_dir: &DbDir) -> EvalArgs {
+        EvalArgs {
+            no_eval: false,
+            no_blockers: false,
+            no_static_rules: false,
+            no_local_search: false,
+            local_limit: 9,
+            cgt_limit: 0,
+            active_db: false,
+            db: true,
+            db_dir: db_dir.db_dir.clone(),
+        }
+    }
+
     fn config(&self) -> Option<amazons_solver::eval::EvalConfig> {
         (!self.no_eval).then(|| amazons_solver::eval::EvalConfig {
             blockers: !self.no_blockers,
@@ -740,18 +755,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 top,
                 db_dir,
             } => {
-                let args = EvalArgs {
-                    no_eval: false,
-                    no_blockers: false,
-                    no_static_rules: false,
-                    no_local_search: false,
-                    local_limit: 9,
-                    cgt_limit: 0,
-                    active_db: false,
-                    db: true,
-                    db_dir: db_dir.db_dir.clone(),
-                };
-                let database = args
+                let database = EvalArgs::with_db(&db_dir)
                     .database()?
                     .context("the census needs the territory databases")?;
                 for board in &boards {
@@ -786,18 +790,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     ..Default::default()
                 };
                 if db {
-                    let args = EvalArgs {
-                        no_eval: false,
-                        no_blockers: false,
-                        no_static_rules: false,
-                        no_local_search: false,
-                        local_limit: 9,
-                        cgt_limit: 0,
-                        active_db: false,
-                        db: true,
-                        db_dir: db_dir.db_dir.clone(),
-                    };
-                    if let Some(database) = args.database()? {
+                    if let Some(database) = EvalArgs::with_db(&db_dir).database()? {
                         use amazons_solver::testset::Config;
                         opts.static_configs
                             .push(Config::with_database("full+DB", database.clone()));
