@@ -33,15 +33,69 @@ enum Memory {
 pub struct Table {
     memory: Memory,
     len: usize,
+    /// Buckets written since the memory was last clean (`None` once there are too many to
+    /// list: then all of it is wiped), so a reused table is wiped cheaply after a small task.
+    dirty: Option<Vec<u32>>,
     pub stores: u64,
     pub overwrites: u64,
 }
 
+/// An empty dirty list, for tables whose bucket indices fit in `u32`.
+fn clean_list(len: usize) -> Option<Vec<u32>> {
+    (len <= u32::MAX as usize).then(Vec::new)
+}
+
+/// Tables kept per thread for reuse at most (a solve uses up to three sizes).
+const POOL: usize = 3;
+
+thread_local! {
+    /// Memory of dropped tables, for the next table of the same size on this thread: a
+    /// sharded run solves many tasks in a row, and a fresh table of huge pages costs a
+    /// kernel wipe of all of it even when the task touches a little.
+    static SPARE: std::cell::RefCell<Vec<Table>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        if self.len < 1 << 16 {
+            return;
+        }
+        // `try_with`: during thread teardown the pool is gone and the memory is freed.
+        let _ = SPARE.try_with(|spare| {
+            let Ok(mut spare) = spare.try_borrow_mut() else {
+                return;
+            };
+            if spare.len() < POOL {
+                spare.push(Table {
+                    memory: std::mem::replace(&mut self.memory, Memory::Vec(Vec::new())),
+                    len: std::mem::take(&mut self.len),
+                    dirty: self.dirty.take(),
+                    stores: 0,
+                    overwrites: 0,
+                });
+            }
+        });
+    }
+}
+
 impl Table {
-    /// A table using about `mib` MiB (at least one bucket).
+    /// A table using about `mib` MiB (at least one bucket): reused memory of an earlier
+    /// table of this size on this thread (wiped), or a fresh map.
     pub fn new(mib: usize) -> Table {
         let bytes = mib.saturating_mul(1 << 20);
         let len = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let reused = SPARE
+            .try_with(|spare| {
+                let mut spare = spare.try_borrow_mut().ok()?;
+                let i = spare.iter().position(|t| t.len == len)?;
+                Some(spare.swap_remove(i))
+            })
+            .ok()
+            .flatten();
+        if let Some(mut t) = reused {
+            t.wipe();
+            return t;
+        }
         let size = len * std::mem::size_of::<Bucket>();
         let memory = match memmap2::MmapMut::map_anon(size) {
             // Page-aligned and a whole number of buckets, so the casts below succeed.
@@ -56,9 +110,26 @@ impl Table {
         Table {
             memory,
             len,
+            dirty: clean_list(len),
             stores: 0,
             overwrites: 0,
         }
+    }
+
+    /// Empties the table: the listed dirty buckets, or all of it.
+    fn wipe(&mut self) {
+        match self.dirty.take() {
+            Some(list) => {
+                let buckets = self.buckets_mut();
+                for &b in &list {
+                    buckets[b as usize] = [0; 2 * WAYS];
+                }
+            }
+            None => self.buckets_mut().fill([0; 2 * WAYS]),
+        }
+        self.dirty = clean_list(self.len);
+        self.stores = 0;
+        self.overwrites = 0;
     }
 
     #[inline]
@@ -118,12 +189,17 @@ impl Table {
         let check = Self::check(key);
         let bi = self.bucket(key);
         self.stores += 1;
-        let mut overwrote = false;
+        let (mut overwrote, mut newly_dirty) = (false, false);
         let b = &mut self.buckets_mut()[bi];
         let idx = match (0..WAYS).find(|&i| b[2 * i] >> 32 == check) {
             Some(i) => i,
             None => match (0..WAYS).find(|&i| b[2 * i] == 0) {
-                Some(i) => i,
+                Some(i) => {
+                    // Slots fill in order and are never emptied: slot 0 free means the
+                    // bucket was clean until now.
+                    newly_dirty = i == 0;
+                    i
+                }
                 None => {
                     overwrote = true;
                     // Keep proven entries over unproven ones of similar work.
@@ -139,6 +215,16 @@ impl Table {
         b[2 * idx] = check << 32 | work as u64;
         b[2 * idx + 1] = (phi as u64) << 32 | delta as u64;
         self.overwrites += overwrote as u64;
+        if newly_dirty {
+            let cap = self.len / 16;
+            if let Some(list) = self.dirty.as_mut() {
+                if list.len() < cap {
+                    list.push(bi as u32);
+                } else {
+                    self.dirty = None;
+                }
+            }
+        }
     }
 
     /// Fraction of slots in use, sampled over the first 4096 buckets.
@@ -195,5 +281,33 @@ mod tests {
         assert_eq!(t.get(z).map(|s| s.work), Some(9));
         assert!(t.fill() > 0.0);
         let _ = t.touch(u64::MAX);
+    }
+
+    #[test]
+    fn a_reused_table_starts_empty() {
+        let keys: Vec<u64> = (1..2000u64)
+            .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        // Few entries (wiped by the dirty list), then many (wiped whole).
+        for n in [10usize, 1999] {
+            let mut t = Table::new(8);
+            for &k in &keys[..n] {
+                t.put(k, 1, 2, 3);
+            }
+            assert!(t.get(keys[0]).is_some());
+            drop(t);
+            let t = Table::new(8);
+            assert!(keys.iter().all(|&k| t.get(k).is_none()), "n = {n}");
+            assert_eq!(t.fill(), 0.0);
+        }
+        // The dirty list gives up past a sixteenth of the buckets.
+        let mut t = Table::new(8);
+        for k in 1..(t.len as u64) {
+            t.put(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, 1);
+        }
+        assert!(t.dirty.is_none());
+        drop(t);
+        let t = Table::new(8);
+        assert_eq!(t.fill(), 0.0);
     }
 }
