@@ -84,6 +84,17 @@ impl Default for EvalConfig {
     }
 }
 
+/// Which global rule decided a position (paper II-D, IV-C2, IV-C1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalRule {
+    /// The sum of the area bounds.
+    Sum,
+    /// `*` and fuzzy infinitesimals counted apart.
+    Infinitesimals,
+    /// The side to move moves first in a hot area.
+    HotLookahead,
+}
+
 /// The result of evaluating a position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evaluation {
@@ -125,11 +136,19 @@ impl Evaluation {
     /// spent, so this is not combined with the infinitesimal rule. Every hot area is tried
     /// (the paper takes the widest; any one is sound).
     pub fn decide(&self, to_move: Color, extra: Bounds) -> Option<Color> {
+        self.decide_by(to_move, extra).map(|(w, _)| w)
+    }
+
+    /// [`Evaluation::decide`] and which rule decided.
+    pub fn decide_by(&self, to_move: Color, extra: Bounds) -> Option<(Color, GlobalRule)> {
         if let Some(w) = (self.total + extra).winner(to_move) {
-            return Some(w);
+            return Some((w, GlobalRule::Sum));
         }
-        self.by_infinitesimals(to_move, extra)
-            .or_else(|| self.by_hot_lookahead(to_move, extra))
+        if let Some(w) = self.by_infinitesimals(to_move, extra) {
+            return Some((w, GlobalRule::Infinitesimals));
+        }
+        self.by_hot_lookahead(to_move, extra)
+            .map(|w| (w, GlobalRule::HotLookahead))
     }
 
     /// IV-C1 (see [`Evaluation::decide`]).
@@ -192,6 +211,10 @@ impl Evaluation {
 pub struct Stats {
     pub evaluations: u64,
     pub wins: u64,
+    /// Of the wins: by the infinitesimal rules (IV-C2) and by the hot-game lookahead
+    /// (IV-C1) rather than by the sum of bounds alone.
+    pub wins_infinitesimal: u64,
+    pub wins_hot: u64,
     pub simple_heuristic: u64,
     pub simple_exact: u64,
     pub blocker_heuristic: u64,
@@ -238,8 +261,8 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "evaluations {}  (winner found {})",
-            self.evaluations, self.wins
+            "evaluations {}  (winner found {}: {} by infinitesimals, {} by hot lookahead)",
+            self.evaluations, self.wins, self.wins_infinitesimal, self.wins_hot
         )?;
         writeln!(
             f,
@@ -477,9 +500,15 @@ impl Evaluator {
             }
         }
         ev.rest = rest;
-        ev.winner = ev.decide(pos.side, Bounds::zero());
+        let verdict = ev.decide_by(pos.side, Bounds::zero());
+        ev.winner = verdict.map(|(w, _)| w);
         self.stats.evaluations += 1;
         self.stats.wins += ev.winner.is_some() as u64;
+        match verdict {
+            Some((_, GlobalRule::Infinitesimals)) => self.stats.wins_infinitesimal += 1,
+            Some((_, GlobalRule::HotLookahead)) => self.stats.wins_hot += 1,
+            _ => {}
+        }
         for a in &ev.areas {
             self.stats.record(a);
         }

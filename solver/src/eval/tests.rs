@@ -697,6 +697,15 @@ fn hot_lookahead_on_a_drawn_position() {
         assert_eq!(e.hot.len(), 1, "the 4x2 area is hot");
         assert_eq!(e.total.winner(side), None, "the plain sum decides nothing");
         assert_eq!(e.winner, Some(side), "the lookahead decides for the mover");
+        let (g, pos) = setup(grid, side);
+        let mut ev = Evaluator::new(config);
+        let _ = ev.evaluate(&g, &pos);
+        assert_eq!(
+            (ev.stats.wins, ev.stats.wins_hot),
+            (1, 1),
+            "counted as a hot win"
+        );
+        assert_eq!(ev.stats.wins_infinitesimal, 0);
     }
 }
 
