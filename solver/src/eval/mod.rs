@@ -396,7 +396,22 @@ impl Evaluator {
                     None if small => self.values.area(g, pos, basic),
                     None => None,
                 };
-                if let Some((class, bounds)) = known {
+                if let Some((class, mut bounds)) = known {
+                    use amazons_cgt::Class;
+                    // Thermograph bounds are relaxed where the static ones may be plain:
+                    // both bound the same game, so each end takes the more informative
+                    // (never for infinitesimals, which are counted apart exactly).
+                    if !matches!(class, Class::Star | Class::Infinitesimal(_)) {
+                        let stat: Bounds = self
+                            .static_parts(g, pos, basic)
+                            .iter()
+                            .map(|a| a.bounds)
+                            .sum();
+                        bounds = Bounds {
+                            lower: tighter_lower(bounds.lower, stat.lower),
+                            upper: tighter_upper(bounds.upper, stat.upper),
+                        };
+                    }
                     classes.push((areas.len(), class));
                     areas.push(Area {
                         squares: basic,
@@ -421,41 +436,7 @@ impl Evaluator {
                 };
                 areas.push(self.simple_territory(g, pos, basic, owner));
             } else {
-                // The blocker split (or the plain active area) bounds the area; a local
-                // search bounds it too. Both bound the same value, so each end may take
-                // whichever is tighter.
-                let mut parts = Vec::new();
-                if self.config.blockers {
-                    self.split_area(g, pos, basic, &mut parts);
-                } else {
-                    parts.push(self.active_area(
-                        g,
-                        pos,
-                        basic,
-                        basic & empty,
-                        Bb::EMPTY,
-                        Bb::EMPTY,
-                    ));
-                }
-                if self.config.local_search && basic.count() < self.config.local_limit {
-                    let (vb, vw) = self.local.values(g, pos, basic);
-                    let local = Bounds::relaxed(vw as i64, vb as i64);
-                    let split: Bounds = parts.iter().map(|a| a.bounds).sum();
-                    let lower = tighter_lower(local.lower, split.lower);
-                    let upper = tighter_upper(local.upper, split.upper);
-                    if (lower, upper) != (split.lower, split.upper) {
-                        parts = vec![Area {
-                            squares: basic,
-                            blockers: Bb::EMPTY,
-                            kind: AreaKind::Active,
-                            bounds: Bounds { lower, upper },
-                            source: Source::LocalSearch,
-                            relied: Bb::EMPTY,
-                            safe_black: None,
-                            safe_white: None,
-                        }];
-                    }
-                }
+                let parts = self.static_parts(g, pos, basic);
                 areas.extend(parts);
             }
         }
@@ -513,6 +494,39 @@ impl Evaluator {
             self.stats.record(a);
         }
         ev
+    }
+
+    /// Static bounds of a mixed basic area: the blocker split (or the plain active area),
+    /// and a local search where small enough. Both bound the same value, so each end may
+    /// take whichever is tighter.
+    fn static_parts(&mut self, g: &Geometry, pos: &Pos, basic: Bb) -> Vec<Area> {
+        let empty = pos.empty(g);
+        let mut parts = Vec::new();
+        if self.config.blockers {
+            self.split_area(g, pos, basic, &mut parts);
+        } else {
+            parts.push(self.active_area(g, pos, basic, basic & empty, Bb::EMPTY, Bb::EMPTY));
+        }
+        if self.config.local_search && basic.count() < self.config.local_limit {
+            let (vb, vw) = self.local.values(g, pos, basic);
+            let local = Bounds::relaxed(vw as i64, vb as i64);
+            let split: Bounds = parts.iter().map(|a| a.bounds).sum();
+            let lower = tighter_lower(local.lower, split.lower);
+            let upper = tighter_upper(local.upper, split.upper);
+            if (lower, upper) != (split.lower, split.upper) {
+                parts = vec![Area {
+                    squares: basic,
+                    blockers: Bb::EMPTY,
+                    kind: AreaKind::Active,
+                    bounds: Bounds { lower, upper },
+                    source: Source::LocalSearch,
+                    relied: Bb::EMPTY,
+                    safe_black: None,
+                    safe_white: None,
+                }];
+            }
+        }
+        parts
     }
 
     fn simple_territory(&mut self, g: &Geometry, pos: &Pos, basic: Bb, owner: Color) -> Area {
