@@ -1138,6 +1138,23 @@ fn index(dir: &Path) -> Result<ExitCode> {
     }
     let target = dir.join("index.md");
     write_atomic(&target, out.as_bytes())?;
+    // The same tables inside DIR/README.md, between its markers (if it has them).
+    let readme = dir.join("README.md");
+    if let Ok(text) = std::fs::read_to_string(&readme) {
+        const START: &str = "<!-- index:start -->";
+        const END: &str = "<!-- index:end -->";
+        if let (Some(a), Some(b)) = (text.find(START), text.find(END)) {
+            if a < b {
+                let tables = out
+                    .find("| file |")
+                    .map_or(out.as_str(), |i| &out[i..])
+                    .trim_end();
+                let updated = format!("{}{START}\n{tables}\n{}", &text[..a], &text[b..]);
+                write_atomic(&readme, updated.as_bytes())?;
+                println!("updated the table in {}", readme.display());
+            }
+        }
+    }
     println!(
         "wrote {} ({} certificates, {} sharded directories)",
         target.display(),

@@ -466,3 +466,66 @@ fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
     );
     assert!(out.stderr.contains("no shard file"), "{out:?}");
 }
+
+#[test]
+fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
+    let tmp = TempDir::new("index");
+    let dir = tmp.path("certs");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&[
+        "solve",
+        "4x4",
+        "-q",
+        "--hash",
+        "8",
+        "-o",
+        s(&dir.join("4x4.cert")),
+    ]);
+    // A finished sharded result and an unfinished one (budget too small for some tasks).
+    ok(&[
+        "solve",
+        "4x4",
+        "--shards",
+        s(&dir.join("4x4-sharded")),
+        "-q",
+        "--hash",
+        "8",
+    ]);
+    let partial = run_exe(
+        Path::new(env!("CARGO_BIN_EXE_amazons")),
+        &[
+            "solve",
+            "4x4",
+            "--shards",
+            s(&dir.join("4x4-partial")),
+            "-q",
+            "--hash",
+            "8",
+            "--max-nodes",
+            "400",
+        ],
+    );
+    assert_eq!(partial.code, 1, "{partial:?}");
+    std::fs::write(
+        dir.join("README.md"),
+        "# Results\n\n<!-- index:start -->\nold table\n<!-- index:end -->\n\nMore text.\n",
+    )
+    .expect("readme");
+    ok(&["index", s(&dir)]);
+    let index = std::fs::read_to_string(dir.join("index.md")).expect("index.md");
+    assert!(index.contains("| 4x4.cert | 4x4 | Black wins 4x4 start, White to move |"));
+    assert!(index.contains("| 4x4-sharded/manifest.cert (44 shards) | 4x4 | Black wins"));
+    assert!(index.contains("## In progress"), "{index}");
+    assert!(
+        index.contains("| 4x4-partial/ | 4x4 start, White to move | - |"),
+        "{index}"
+    );
+    let readme = std::fs::read_to_string(dir.join("README.md")).expect("readme");
+    assert!(!readme.contains("old table"), "{readme}");
+    assert!(readme.contains("| 4x4.cert | 4x4 |"), "{readme}");
+    assert!(readme.starts_with("# Results\n\n<!-- index:start -->\n| file |"));
+    assert!(
+        readme.ends_with("<!-- index:end -->\n\nMore text.\n"),
+        "{readme}"
+    );
+}
