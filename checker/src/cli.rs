@@ -1,8 +1,8 @@
 //! The command-line front end shared by `amazons-check` and the solver's `amazons check`.
 
 use crate::proof::{check_bytes_with, CheckFileError, Shards};
+use amazons_format::stored;
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -13,19 +13,19 @@ pub struct DirShards {
 }
 
 impl DirShards {
-    /// Indexes the `*.cert` files directly inside `dir` (none if it does not exist).
+    /// Indexes the certificate files (`*.cert`, `*.cert.zst`) directly inside `dir` (none
+    /// if it does not exist).
     pub fn scan(dir: &Path) -> DirShards {
         let mut files = HashMap::new();
         if let Ok(entries) = std::fs::read_dir(dir) {
             for path in entries.flatten().map(|e| e.path()) {
-                if path.extension().is_some_and(|x| x == "cert") {
-                    let mut header = [0u8; 52];
-                    let read =
-                        std::fs::File::open(&path).and_then(|mut f| f.read_exact(&mut header));
-                    if read.is_ok() {
-                        let mut hash = [0u8; 32];
-                        hash.copy_from_slice(&header[20..52]);
-                        files.insert(hash, path);
+                if stored::is_cert_path(&path) {
+                    if let Ok(header) = stored::read_prefix(&path, 52) {
+                        if let Some(declared) = header.get(20..52) {
+                            let mut hash = [0u8; 32];
+                            hash.copy_from_slice(declared);
+                            files.insert(hash, path);
+                        }
                     }
                 }
             }
@@ -36,12 +36,12 @@ impl DirShards {
 
 impl Shards for DirShards {
     fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
-        std::fs::read(self.files.get(hash)?).ok()
+        stored::read(self.files.get(hash)?).ok()
     }
 }
 
 /// Checks every file named in `paths` (directories are searched recursively for `*.cert`
-/// files) and returns the exit code: 0 when every certificate verifies, 1 when some
+/// and `*.cert.zst` files) and returns the exit code: 0 when every certificate verifies, 1 when some
 /// certificate is wrong, 2 when some input is unreadable (which takes precedence).
 /// Verified claims go to stdout (one `verified: <claim>` line per file, after its `ok` line),
 /// errors to stderr.
@@ -63,7 +63,7 @@ pub fn run(paths: &[PathBuf]) -> i32 {
         for file in files {
             let start = Instant::now();
             let shards = DirShards::scan(&file.parent().unwrap_or(Path::new(".")).join("shards"));
-            let result = std::fs::read(&file)
+            let result = stored::read(&file)
                 .map_err(|e| e.to_string())
                 .map(|bytes| check_bytes_with(&bytes, &shards));
             let ms = start.elapsed().as_millis();
@@ -115,12 +115,12 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     walk(path, &mut files).map_err(|e| e.to_string())?;
     if files.is_empty() {
-        return Err("no .cert files in this directory".to_string());
+        return Err("no .cert or .cert.zst files in this directory".to_string());
     }
     Ok(files)
 }
 
-/// Collects `*.cert` files under `dir`, recursively (symbolic links to directories are not
+/// Collects `*.cert` and `*.cert.zst` files under `dir`, recursively (symbolic links to directories are not
 /// followed, so a link cycle cannot loop). Directories named `shards` are skipped: their
 /// files are checked through the manifest beside them that cites them.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -132,7 +132,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             if entry.file_name() != "shards" {
                 walk(&path, out)?;
             }
-        } else if path.extension().is_some_and(|ext| ext == "cert") {
+        } else if stored::is_cert_path(&path) {
             out.push(path);
         }
     }

@@ -9,6 +9,7 @@
 pub mod board;
 pub mod cert;
 pub mod file;
+pub mod stored;
 
 pub use board::{Board, Cell, Color, Move, NotationError, Position, Square, MAX_SIDE};
 pub use cert::{

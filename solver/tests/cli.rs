@@ -529,3 +529,35 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
         "{readme}"
     );
 }
+
+#[test]
+fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
+    let tmp = TempDir::new("compress");
+    let dir = tmp.path("4x4");
+    ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    let single = tmp.path("4x4.cert");
+    ok(&["solve", "4x4", "-q", "--hash", "8", "-o", s(&single)]);
+    let out = ok(&["compress", s(&dir), s(&single)]);
+    assert!(out.stdout.starts_with("compressed 46 files"), "{out:?}");
+    assert!(!single.exists() && tmp.path("4x4.cert.zst").is_file());
+    assert!(dir.join("manifest.cert.zst").is_file() && !dir.join("manifest.cert").exists());
+    let checked = ok(&["check", s(&dir), s(&tmp.path("4x4.cert.zst"))]);
+    assert!(checked.stdout.contains("in 44 shards"), "{checked:?}");
+    // A rerun finds every compressed shard and keeps the compressed manifest.
+    let again = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8"]);
+    assert!(again.stdout.contains("(44 resumed)"), "{again:?}");
+    assert!(!dir.join("manifest.cert").exists());
+    // A damaged compressed shard fails the manifest's check.
+    let victim = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".cert.zst"))
+        .expect("a compressed shard");
+    let mut bytes = std::fs::read(&victim).expect("read");
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    std::fs::write(&victim, &bytes).expect("write");
+    let out = amazons(&["check", s(&dir.join("manifest.cert.zst"))]);
+    assert_ne!(out.code, 0, "{out:?}");
+}

@@ -19,7 +19,9 @@ fn index_entries(text: &str) -> BTreeMap<String, String> {
             .split(|c: char| !(c.is_ascii_alphanumeric() || "._-/".contains(c)))
             .filter(|t| !t.is_empty())
             .collect();
-        let file = tokens.iter().find(|t| t.ends_with(".cert"));
+        let file = tokens
+            .iter()
+            .find(|t| t.ends_with(".cert") || t.ends_with(".cert.zst"));
         let is_hex = |t: &&&str| t.chars().all(|c| c.is_ascii_hexdigit());
         let hash = tokens
             .iter()
@@ -39,7 +41,8 @@ fn index_entries(text: &str) -> BTreeMap<String, String> {
 }
 
 fn is_manifest(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "manifest.cert")
+    path.file_name()
+        .is_some_and(|n| n == "manifest.cert" || n == "manifest.cert.zst")
 }
 
 /// The name a certificate has in the index: its path under `certificates/`.
@@ -78,10 +81,10 @@ fn committed_partial_shards_check() {
         let plan = amazons_solver::shard::Plan::read(&sub).expect("plan file");
         let shards = DirShards::scan(&sub.join("shards"));
         for task in plan.unique() {
-            let path = plan.shard_path(&sub, task);
-            let Ok(bytes) = std::fs::read(&path) else {
+            let Some(path) = amazons_solver::shard::on_disk(&plan.shard_path(&sub, task)) else {
                 continue;
             };
+            let bytes = amazons_format::stored::read(&path).expect("readable shard");
             amazons_checker::check_bytes_with(&bytes, &shards)
                 .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
             let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
@@ -97,8 +100,8 @@ fn committed_certificates_check() {
         eprintln!("note: no committed certificates under certificates/");
     }
     for path in &files {
-        let bytes =
-            std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let bytes = amazons_format::stored::read(path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let report = checked(path, &bytes);
         let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
         assert_eq!(report.steps, cert.steps.len());
@@ -112,8 +115,9 @@ fn committed_certificates_check() {
                 .and_then(|s| s.to_str())
                 .unwrap_or_default()
         } else {
-            path.file_stem()
+            path.file_name()
                 .and_then(|s| s.to_str())
+                .and_then(|s| s.split('.').next())
                 .unwrap_or_default()
         };
         if let Ok(start) = Position::start(stem) {
@@ -160,7 +164,7 @@ fn committed_certificates_match_the_index() {
         let listed = entries
             .get(name)
             .unwrap_or_else(|| panic!("{name} is not listed in certificates/index.md"));
-        let bytes = std::fs::read(path).expect("read certificate");
+        let bytes = amazons_format::stored::read(path).expect("read certificate");
         let body = verified_body(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let actual = hex(&hash_body(body));
         assert!(

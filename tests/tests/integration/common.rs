@@ -322,7 +322,7 @@ pub fn committed_certificates() -> Vec<PathBuf> {
             }
             if path.is_dir() {
                 collect(&path, out);
-            } else if path.extension().is_some_and(|e| e == "cert") {
+            } else if amazons_format::stored::is_cert_path(&path) {
                 out.push(path);
             }
         }
