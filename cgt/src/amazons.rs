@@ -400,4 +400,31 @@ mod tests {
         assert_eq!(s.display(g), "*");
         assert_eq!(followers(&p), 3);
     }
+
+    #[test]
+    fn clearing_the_caches_changes_no_value() {
+        let mut s = GameStore::new();
+        let grids = ["X..|O..", "X.|O.|..", "X...|O..#", "X..O.."];
+        let first: Vec<(GameId, String)> = grids
+            .iter()
+            .map(|grid| {
+                let p = Position::parse_grid(grid, Color::Black).expect("grid");
+                let g = s.value_of_area(&p).expect("value");
+                (g, format!("{:?}", s.thermograph(g)))
+            })
+            .collect();
+        assert!(s.cache_len() > 0);
+        s.clear_caches();
+        assert_eq!(s.cache_len(), 0);
+        for (grid, (g, th)) in grids.iter().zip(&first) {
+            let p = Position::parse_grid(grid, Color::Black).expect("grid");
+            // The area itself is remembered; recompute a sum and a thermograph afresh.
+            let again = s.value_of_area(&p).expect("value");
+            assert_eq!(again, *g, "{grid}");
+            assert_eq!(&format!("{:?}", s.thermograph(again)), th, "{grid}");
+            let twice = s.add(again, again);
+            let neg = s.neg(again);
+            assert_eq!(s.add(twice, neg), again, "{grid}: G + G - G = G");
+        }
+    }
 }

@@ -167,6 +167,27 @@ impl GameStore {
         self.nodes.len()
     }
 
+    /// Entries in the memo caches (comparisons, option sets, sums, negatives,
+    /// thermographs): the memory that [`GameStore::clear_caches`] gives back.
+    pub fn cache_len(&self) -> usize {
+        self.le_cache.len()
+            + self.build_cache.len()
+            + self.sum_cache.len()
+            + self.neg_cache.len()
+            + self.thermo_cache.len()
+    }
+
+    /// Empties the memo caches; the games themselves (and their ids) stay, and every
+    /// cached answer is recomputed on demand, so results do not change. Long builds call
+    /// this to bound their memory.
+    pub fn clear_caches(&mut self) {
+        self.le_cache = HashMap::default();
+        self.build_cache = HashMap::default();
+        self.sum_cache = HashMap::default();
+        self.neg_cache = HashMap::default();
+        self.thermo_cache = HashMap::default();
+    }
+
     /// True if nothing is stored (never, 0 is always there).
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()

@@ -389,10 +389,12 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                 "building the active-area database ({preset}) in {}",
                 path.display()
             );
-            let summary =
-                db::active::build_active(&path, &cfg, &mut |p: &db::active::ActiveProgress| {
+            let summary = db::active::build_active(
+                &path,
+                &cfg,
+                &mut |p: &db::active::ActiveProgress| {
                     eprintln!(
-                        "progress: size {}/{}: {}/{} regions, {}/{} entries, {} games, {:.1?}",
+                        "progress: size {}/{}: {}/{} regions, {}/{} entries, {} games, {} cached, {:.1?}",
                         p.size,
                         p.max_size,
                         p.regions,
@@ -400,9 +402,11 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                         p.entries,
                         p.entries_total,
                         p.games,
+                        p.cached,
                         p.elapsed
                     )
-                })?;
+                },
+            )?;
             println!("{summary}");
             Ok(ExitCode::SUCCESS)
         }

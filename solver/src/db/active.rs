@@ -77,6 +77,10 @@ const HEADER_LEN: usize = 32;
 const TRAILER_LEN: usize = 40;
 /// Follower limit of the audit's recomputation by `value_of_area`.
 pub const AUDIT_LIMIT: usize = 400_000;
+/// Memo-cache entries of the game store beyond which a build clears the caches (about
+/// 1-2 GB of hash maps).
+const CACHE_LIMIT: usize = 20_000_000;
+
 /// Values of at most this many characters are stored by the preset configurations.
 pub const DEFAULT_VALUE_LEN: u16 = 120;
 
@@ -807,6 +811,8 @@ pub struct ActiveProgress {
     pub entries_total: u64,
     /// Distinct canonical games in the store so far.
     pub games: usize,
+    /// Entries in the store's memo caches (cleared past a limit).
+    pub cached: usize,
     pub elapsed: Duration,
 }
 
@@ -1100,6 +1106,11 @@ pub fn build_active(
             cap_of[r] as usize,
             &mut ids,
         )?;
+        // The memo caches grow with every sum and comparison; the games stay, so clearing
+        // the caches between regions bounds the memory without changing any value.
+        if store.cache_len() > CACHE_LIMIT {
+            store.clear_caches();
+        }
         if ids.len() as u64 != offsets[r + 1] {
             return Err(DbError::Build(format!(
                 "region {r} produced {} entries, expected {}",
@@ -1118,6 +1129,7 @@ pub fn build_active(
                 entries: offsets[r + 1],
                 entries_total: total,
                 games: store.len(),
+                cached: store.cache_len(),
                 elapsed: t0.elapsed(),
             });
         }
