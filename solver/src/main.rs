@@ -1053,7 +1053,7 @@ fn index(dir: &Path) -> Result<ExitCode> {
                 .map(|n| n.to_string_lossy().to_string())
                 .unwrap_or_default(),
             board,
-            report.claim,
+            md_cell(&report.claim),
             first,
             cert.meta.nodes,
             cert.meta.millis,
@@ -1125,7 +1125,7 @@ fn index(dir: &Path) -> Result<ExitCode> {
                     .unwrap_or_default(),
                 report.shards,
                 plan.root.board,
-                report.claim,
+                md_cell(&report.claim),
                 first,
                 cert.meta.nodes,
                 report.steps + report.shard_steps,
@@ -1138,7 +1138,7 @@ fn index(dir: &Path) -> Result<ExitCode> {
             let proved = plan.proved(sub);
             progress.push_str(&format!(
                 "| {name}/ | {} | {} | {proved} / {total} | {:.2} |\n",
-                plan.root.describe(),
+                md_cell(&plan.root.describe()),
                 first,
                 millis as f64 / 3.6e6
             ));
@@ -1180,6 +1180,11 @@ fn index(dir: &Path) -> Result<ExitCode> {
         dirs.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Text for a markdown table cell: a grid's `|` separators are escaped.
+fn md_cell(text: &str) -> String {
+    text.replace('|', "\\|")
 }
 
 /// `amazons compress`: `*.cert` files to `*.cert.zst`, each verified by reading it back.
