@@ -291,6 +291,44 @@ fn strength(kind: BoundKind) -> u8 {
     }
 }
 
+/// The query heuristic of seed 000 (Song's thesis, ch. 4.2.3) for blockers shared by
+/// several territories, when there are too many assignments to try: each territory (those
+/// with the most shared blockers first, then the smallest) goes to the *weakest* of its
+/// free shared blockers, the one whose
+/// largest other territory is smallest (ties: the lower square); the territory's other
+/// shared blockers stay free for their other territories (for the query they are
+/// walls). `sizes[i]` is territory i's size, `shared` lists each shared blocker with the
+/// territories it blocks. Returns `(blocker, territory)` pairs, each blocker at most once;
+/// any such assignment is sound (see `assign_blockers`), only its strength varies.
+fn weakest_blocker_assignment(sizes: &[u32], shared: &[(u8, Vec<usize>)]) -> Vec<(u8, usize)> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    let blockers_of = |t: usize| shared.iter().filter(|(_, o)| o.contains(&t)).count();
+    order.sort_by_key(|&i| (std::cmp::Reverse(blockers_of(i)), sizes[i], i));
+    let mut taken = vec![false; shared.len()];
+    let mut out = Vec::new();
+    for t in order {
+        let weakest = shared
+            .iter()
+            .enumerate()
+            .filter(|(k, (_, opts))| !taken[*k] && opts.contains(&t))
+            .min_by_key(|(_, (b, opts))| {
+                let other = opts
+                    .iter()
+                    .filter(|&&u| u != t)
+                    .map(|&u| sizes[u])
+                    .max()
+                    .unwrap_or(0);
+                (other, *b)
+            })
+            .map(|(k, (b, _))| (k, *b));
+        if let Some((k, b)) = weakest {
+            taken[k] = true;
+            out.push((b, t));
+        }
+    }
+    out
+}
+
 /// The more informative of two lower bounds on the same game.
 fn tighter_lower(a: Bound, b: Bound) -> Bound {
     if (a.value, strength(a.kind)) >= (b.value, strength(b.kind)) {
@@ -641,7 +679,8 @@ impl Evaluator {
     }
 
     /// For the territories of one owner in one basic area: which blockers may fill each
-    /// (disjoint sets). A blocker blocking several territories can enter only one of them
+    /// (disjoint sets). Up to [`ASSIGNMENT_CAP`] assignments are tried exhaustively (which
+    /// dominates any heuristic); beyond, [`weakest_blocker_assignment`] decides. A blocker blocking several territories can enter only one of them
     /// (after its shoot-back the others stay sealed by the arrow, but it is gone), so
     /// every assignment of shared blockers to one of their territories is sound; the one
     /// with the largest total lower bound is chosen (greedy to the largest territory if
@@ -669,11 +708,10 @@ impl Evaluator {
             .try_fold(1usize, |acc, (_, o)| acc.checked_mul(o.len()))
             .unwrap_or(usize::MAX);
         if combos > ASSIGNMENT_CAP {
+            let sizes: Vec<u32> = terrs.iter().map(|t| t.empties.count()).collect();
             let mut out = base;
-            for (b, opts) in &shared_list {
-                if let Some(&i) = opts.iter().max_by_key(|&&i| terrs[i].empties.count()) {
-                    out[i] |= Bb::from_square(*b);
-                }
+            for (b, i) in weakest_blocker_assignment(&sizes, &shared_list) {
+                out[i] |= Bb::from_square(b);
             }
             return out;
         }

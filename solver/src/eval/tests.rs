@@ -734,3 +734,25 @@ fn census_counts_blocker_territory_queries_by_shape() {
         "only blocker territories are counted: {census:?}"
     );
 }
+
+#[test]
+fn weakest_blocker_heuristic_follows_the_seed_example() {
+    // Seed 000, "both Black blockers block multiple territories": a shared territory S of
+    // 2 squares; B2 also blocks a 1-square territory, D2 a 2-square one. S goes to B2 (its
+    // largest other territory is the smaller), and D2 stays free for its own territory.
+    let (b2, d2) = (9u8, 11u8);
+    let sizes = [2, 1, 2];
+    let shared = vec![(b2, vec![0, 1]), (d2, vec![0, 2])];
+    let got = super::weakest_blocker_assignment(&sizes, &shared);
+    assert_eq!(got, vec![(b2, 0), (d2, 2)]);
+    // Every blocker is used at most once, whatever the input.
+    let shared = vec![(1, vec![0, 1, 2]), (2, vec![1, 2]), (3, vec![0, 2])];
+    let got = super::weakest_blocker_assignment(&[3, 1, 2], &shared);
+    let mut used: Vec<u8> = got.iter().map(|&(b, _)| b).collect();
+    used.sort_unstable();
+    used.dedup();
+    assert_eq!(used.len(), got.len());
+    assert!(got
+        .iter()
+        .all(|&(b, t)| shared.iter().any(|(x, o)| *x == b && o.contains(&t))));
+}
