@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 const USAGE: &str = "usage: amazons-check FILE_OR_DIR...
 
-Verifies Amazons proof certificates (directories are searched for *.cert files).
+Verifies Amazons proof certificates (directories are searched for *.cert and
+*.cert.zst files; a manifest's shards are taken from the shards/ directory beside it).
 Exit code: 0 every certificate verifies, 1 some certificate is wrong,
 2 some input is unreadable.";
 
