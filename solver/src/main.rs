@@ -459,6 +459,11 @@ struct Sharding {
     /// a later run; the other tasks go on either way.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
     split_depth: usize,
+    /// With --shards: each thread keeps its transposition table from one task to the next,
+    /// so later tasks reuse what earlier ones proved (faster; certificates still checked),
+    /// but shard bytes and the root hash then depend on the order the tasks ran in.
+    #[arg(long, requires = "shards")]
+    shared_table: bool,
 }
 
 /// Parses the optional first move of a sharded solve.
@@ -495,6 +500,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     let budget = amazons_solver::shard::Budget {
         threads,
         split_depth: sharding.split_depth,
+        shared_table: sharding.shared_table,
     };
     let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {

@@ -55,6 +55,9 @@ pub struct Budget {
     /// move the search found most promising and make one subtask per reply (the task's
     /// shard is then itself a manifest of subtask shards). 0: leave such tasks open.
     pub split_depth: usize,
+    /// Each thread keeps its transposition table from task to task ([`crate::tt::keep_entries`]):
+    /// faster, but shard bytes then depend on the order tasks were solved in.
+    pub shared_table: bool,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -546,6 +549,7 @@ pub fn run(
     let budget = Budget {
         threads,
         split_depth: 0,
+        shared_table: false,
     };
     run_with(plan, dir, opts, budget, progress)
 }
@@ -591,6 +595,7 @@ pub fn run_with(
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
+                crate::tt::keep_entries(budget.shared_table);
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&task) = work.get(i) else { break };
                 if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {

@@ -55,6 +55,21 @@ thread_local! {
     static SPARE: std::cell::RefCell<Vec<Table>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// Whether a reused table keeps its entries (see [`keep_entries`]).
+    static KEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// On this thread, let the next tables of the same size start with the entries of the
+/// previous ones instead of empty: consecutive tasks of a sharded solve then share what
+/// they proved (positions recur across tasks), as in the paper's 5x6 run "with a shared
+/// hash table". Entries are facts about positions (Amazons has no repetitions), and every
+/// certificate is checked, so this is safe; but a task's certificate then depends on the
+/// tasks solved before it on its thread, so shard bytes are no longer reproducible.
+pub fn keep_entries(keep: bool) {
+    KEEP.with(|k| k.set(keep));
+}
+
 impl Drop for Table {
     fn drop(&mut self) {
         if self.len < 1 << 16 {
@@ -93,7 +108,9 @@ impl Table {
             .ok()
             .flatten();
         if let Some(mut t) = reused {
-            t.wipe();
+            if !KEEP.with(|k| k.get()) {
+                t.wipe();
+            }
             return t;
         }
         let size = len * std::mem::size_of::<Bucket>();

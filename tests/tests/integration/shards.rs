@@ -250,6 +250,7 @@ fn tasks_over_budget_are_split_or_left_open() {
     let budget = |split_depth| shard::Budget {
         threads: 2,
         split_depth,
+        shared_table: false,
     };
 
     // Without splitting, tasks over the budget stay open; the others are written.
@@ -318,5 +319,39 @@ fn tasks_over_budget_are_split_or_left_open() {
         panic!("expected a failure inside a split shard, got {e}");
     };
     assert!(detail.contains("no shard file with this body hash"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("shared");
+    let budget = shard::Budget {
+        threads: 1,
+        split_depth: 0,
+        shared_table: true,
+    };
+    let (manifest, done) =
+        shard::run_with(&plan, &dir, &small_options(), budget, &|_| {}).expect("shared solve");
+    let shards = DirShards::scan(&dir.join("shards"));
+    check_with(&manifest, &shards).expect("manifest checks");
+    assert_eq!(manifest.root.winner, amazons_format::Color::Black);
+    // Later tasks found positions proven by earlier ones: fewer nodes than separate tables.
+    let shared: u64 = done
+        .iter()
+        .filter(|d| d.mirror_of.is_none())
+        .map(|d| d.nodes)
+        .sum();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (_, alone) = run(&plan, &dir, 1);
+    let separate: u64 = alone
+        .iter()
+        .filter(|d| d.mirror_of.is_none())
+        .map(|d| d.nodes)
+        .sum();
+    assert!(
+        shared < separate,
+        "shared {shared} against separate {separate}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
