@@ -147,29 +147,41 @@ pub fn solve_state(
     })
 }
 
-/// The most promising move for the side to move after a df-pn search of `position`
-/// within `opts.max_nodes`: the searched child closest to a proof (smallest disproof
-/// number of the opponent), leaving out the moves in `exclude`. `None` when no board move is left.
-/// Used to split big tasks.
-pub fn guess_move(position: &Position, opts: &Options, exclude: &[Move]) -> Option<Move> {
+/// The board moves of the side to move, most promising first, after a df-pn search of
+/// `position` within `opts.max_nodes`: children closer to a proof (smaller disproof number
+/// of the opponent) first; children the search never reached last, in move order.
+pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
     use amazons_format::Action;
     let g = Geometry::new(position.board);
     let root = State::from_position(position, 0);
     let mut search = Search::new(&g, opts);
     let _ = search.solve(&root);
-    root.actions(&g)
+    let mut ranked: Vec<((u32, u32, u32), Move)> = root
+        .actions(&g)
         .into_iter()
         .filter_map(|a| match a {
-            Action::Board(m) if !exclude.contains(&m) => Some(m),
-            _ => None,
+            Action::Board(m) => Some(m),
+            Action::Spare => None,
         })
-        .min_by_key(|&m| {
+        .map(|m| {
             let child = root.play(Action::Board(m));
-            // Children the search never reached rank after those it did.
-            search
+            let key = search
                 .lookup(&child)
-                .map_or((1, u32::MAX, u32::MAX), |(phi, delta, _)| (0, delta, phi))
+                .map_or((1, u32::MAX, u32::MAX), |(phi, delta, _)| (0, delta, phi));
+            (key, m)
         })
+        .collect();
+    // Stable: equal keys keep move order.
+    ranked.sort_by_key(|&(key, _)| key);
+    ranked.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The most promising move for the side to move (see [`rank_moves`]), leaving out the
+/// moves in `exclude`. `None` when no board move is left. Used to split big tasks.
+pub fn guess_move(position: &Position, opts: &Options, exclude: &[Move]) -> Option<Move> {
+    rank_moves(position, opts)
+        .into_iter()
+        .find(|m| !exclude.contains(m))
 }
 
 #[cfg(test)]

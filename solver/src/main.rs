@@ -464,6 +464,11 @@ struct Sharding {
     /// but shard bytes and the root hash then depend on the order the tasks ran in.
     #[arg(long, requires = "shards")]
     shared_table: bool,
+    /// With --shards: solve the tasks most promising first, as ranked by a df-pn of the
+    /// split position within --max-nodes (default 1M nodes), instead of in move order.
+    /// Without --first-move, the run stops at the first move that wins.
+    #[arg(long, requires = "shards")]
+    guess_order: bool,
 }
 
 /// Parses the optional first move of a sharded solve.
@@ -501,6 +506,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         threads,
         split_depth: sharding.split_depth,
         shared_table: sharding.shared_table,
+        guess_order: sharding.guess_order,
     };
     let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {

@@ -58,6 +58,9 @@ pub struct Budget {
     /// Each thread keeps its transposition table from task to task ([`crate::tt::keep_entries`]):
     /// faster, but shard bytes then depend on the order tasks were solved in.
     pub shared_table: bool,
+    /// Solve the tasks in the order a budget-limited df-pn of the split position ranks
+    /// their moves ([`crate::rank_moves`]), most promising first, instead of move order.
+    pub guess_order: bool,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -119,6 +122,16 @@ impl Plan {
             first,
             tasks,
         })
+    }
+
+    /// The position the tasks are the moves of: the root, or the root after the first move.
+    pub fn split_position(&self) -> Position {
+        let g = Geometry::new(self.root.board);
+        let mut p = Pos::from_position(&self.root);
+        if let Some(m) = self.first {
+            p = p.play(m);
+        }
+        p.to_position(&g)
     }
 
     /// Renames the tasks `PREFIX.NAME`, for a split task's subtasks.
@@ -548,8 +561,7 @@ pub fn run(
 ) -> Result<(Certificate, Vec<Done>), ShardError> {
     let budget = Budget {
         threads,
-        split_depth: 0,
-        shared_table: false,
+        ..Budget::default()
     };
     run_with(plan, dir, opts, budget, progress)
 }
@@ -568,7 +580,19 @@ pub fn run_with(
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
     plan.write(dir)?;
-    let work: Vec<&Task> = plan.unique().collect();
+    let mut work: Vec<&Task> = plan.unique().collect();
+    if budget.guess_order {
+        let rank_opts = Options {
+            max_nodes: Some(opts.max_nodes.unwrap_or(1_000_000)),
+            progress: false,
+            ..opts.clone()
+        };
+        let ranked = crate::rank_moves(&plan.split_position(), &rank_opts);
+        work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
+    }
+    // Without a fixed first move, one task the side to move wins settles the root: no
+    // further tasks are started once one is found.
+    let settled = std::sync::atomic::AtomicBool::new(false);
     let threads = budget.threads.max(1).min(work.len());
     let per_thread = Options {
         hash_mib: (opts.hash_mib / threads).max(1),
@@ -598,7 +622,9 @@ pub fn run_with(
                 crate::tt::keep_entries(budget.shared_table);
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&task) = work.get(i) else { break };
-                if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                if first_error.lock().map(|e| e.is_some()).unwrap_or(true)
+                    || settled.load(Ordering::SeqCst)
+                {
                     break;
                 }
                 let outcome = prove_position(
@@ -613,6 +639,9 @@ pub fn run_with(
                     Ok(done) => {
                         if !done.resumed {
                             record_time(dir, &task.name, &done);
+                        }
+                        if plan.first.is_none() && done.winner == plan.root.to_move {
+                            settled.store(true, Ordering::SeqCst);
                         }
                         let line =
                             format!("{} ({} wins, {} ms)", task.name, done.winner, done.millis);
@@ -638,6 +667,34 @@ pub fn run_with(
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    if settled.into_inner() {
+        // The winning move alone proves the root (lowest task index among the winners).
+        let (task, done) = plan
+            .tasks
+            .iter()
+            .zip(&results)
+            .find_map(|(t, d)| {
+                d.as_ref()
+                    .filter(|d| d.winner == plan.root.to_move)
+                    .map(|d| (t, d))
+            })
+            .ok_or_else(|| ShardError::Task {
+                task: "root".into(),
+                reason: "a winning task was reported but not recorded".into(),
+            })?;
+        let single = Plan {
+            root: plan.root.clone(),
+            first: None,
+            tasks: vec![Task {
+                index: 0,
+                ..task.clone()
+            }],
+        };
+        let done = vec![done.clone()];
+        let manifest = assemble(&single, dir, &done)?;
+        return Ok((manifest, done));
+    }
     let open = open.into_inner();
     if open > 0 {
         return Err(ShardError::Unfinished {
@@ -650,7 +707,7 @@ pub fn run_with(
             },
         });
     }
-    let done = plan.complete(results.into_inner().unwrap_or_else(|p| p.into_inner()));
+    let done = plan.complete(results);
     let manifest = assemble(plan, dir, &done)?;
     Ok((manifest, done))
 }

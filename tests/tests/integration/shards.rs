@@ -250,7 +250,7 @@ fn tasks_over_budget_are_split_or_left_open() {
     let budget = |split_depth| shard::Budget {
         threads: 2,
         split_depth,
-        shared_table: false,
+        ..Default::default()
     };
 
     // Without splitting, tasks over the budget stay open; the others are written.
@@ -328,8 +328,8 @@ fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
     let dir = fresh_dir("shared");
     let budget = shard::Budget {
         threads: 1,
-        split_depth: 0,
         shared_table: true,
+        ..Default::default()
     };
     let (manifest, done) =
         shard::run_with(&plan, &dir, &small_options(), budget, &|_| {}).expect("shared solve");
@@ -352,6 +352,39 @@ fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
     assert!(
         shared < separate,
         "shared {shared} against separate {separate}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_first_player_win_stops_at_the_first_winning_task() {
+    // 5x4 is a first-player win: with the tasks ranked by a short search, the run stops
+    // once a task White wins is found, and the manifest cites that task alone.
+    let root = Position::start("5x4").expect("5x4");
+    let plan = Plan::new(&root, None).expect("plan");
+    let dir = fresh_dir("first-win");
+    let budget = shard::Budget {
+        threads: 1,
+        guess_order: true,
+        ..Default::default()
+    };
+    let (manifest, done) =
+        shard::run_with(&plan, &dir, &small_options(), budget, &|_| {}).expect("solve");
+    assert_eq!(manifest.root.winner, amazons_format::Color::White);
+    assert!(matches!(
+        manifest.steps[..],
+        [Step::Choice(_), Step::Shard { .. }]
+    ));
+    assert_eq!(done.len(), 1);
+    let shards = DirShards::scan(&dir.join("shards"));
+    check_with(&manifest, &shards).expect("manifest checks");
+    let written = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .count();
+    assert!(
+        written < plan.unique().count(),
+        "stopped early: {written} of {} tasks",
+        plan.unique().count()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
