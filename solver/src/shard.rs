@@ -478,13 +478,23 @@ fn prove_position(
         other => return other,
     }
     let t = Instant::now();
+    // The guessing search gets the size of the solve's main table, so that it reuses that
+    // memory (see `solve_state`) instead of holding a third table.
+    let guess_opts = Options {
+        hash_mib: if opts.eval.is_some() {
+            (opts.hash_mib * 3 / 4).max(1)
+        } else {
+            opts.hash_mib
+        },
+        ..opts.clone()
+    };
     // Up to three guesses: a guessed move that a subtask refutes is replaced by the next.
     let mut refuted = Vec::new();
     let (sub, results) = loop {
         if refuted.len() >= GUESSES {
             return Err(Attempt::Budget);
         }
-        let Some(first) = crate::guess_move(position, opts, &refuted) else {
+        let Some(first) = crate::guess_move(position, &guess_opts, &refuted) else {
             return Err(Attempt::Budget);
         };
         let sub = Plan::new(position, Some(first))?.prefixed(name);
@@ -582,12 +592,15 @@ pub fn run_with(
     plan.write(dir)?;
     let mut work: Vec<&Task> = plan.unique().collect();
     if budget.guess_order {
+        // One thread's share of the memory, freed before the workers start.
         let rank_opts = Options {
             max_nodes: Some(opts.max_nodes.unwrap_or(1_000_000)),
+            hash_mib: (opts.hash_mib / budget.threads.max(1)).max(1),
             progress: false,
             ..opts.clone()
         };
         let ranked = crate::rank_moves(&plan.split_position(), &rank_opts);
+        crate::tt::release_spare();
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
     // Without a fixed first move, one task the side to move wins settles the root: no

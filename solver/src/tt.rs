@@ -60,6 +60,16 @@ thread_local! {
     static KEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Frees the memory of the tables kept for reuse on this thread (e.g. after a one-off
+/// search on a thread that will not search again at that size).
+pub fn release_spare() {
+    let _ = SPARE.try_with(|spare| {
+        if let Ok(mut spare) = spare.try_borrow_mut() {
+            spare.clear();
+        }
+    });
+}
+
 /// On this thread, let the next tables of the same size start with the entries of the
 /// previous ones instead of empty: consecutive tasks of a sharded solve then share what
 /// they proved (positions recur across tasks), as in the paper's 5x6 run "with a shared
