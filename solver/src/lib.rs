@@ -151,11 +151,20 @@ pub fn solve_state(
 /// `position` within `opts.max_nodes`: children closer to a proof (smaller disproof number
 /// of the opponent) first; children the search never reached last, in move order.
 pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
+    rank_and_lean(position, opts).0
+}
+
+/// [`rank_moves`], and whether the search leaned towards a win for the side to move
+/// (its proof number at most its disproof number; `true` when it proved the win).
+pub fn rank_and_lean(position: &Position, opts: &Options) -> (Vec<Move>, bool) {
     use amazons_format::Action;
     let g = Geometry::new(position.board);
     let root = State::from_position(position, 0);
     let mut search = Search::new(&g, opts);
     let _ = search.solve(&root);
+    let lean = search
+        .lookup(&root)
+        .is_none_or(|(phi, delta, _)| phi <= delta);
     let mut ranked: Vec<((u32, u32, u32), Move)> = root
         .actions(&g)
         .into_iter()
@@ -173,7 +182,7 @@ pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
         .collect();
     // Stable: equal keys keep move order.
     ranked.sort_by_key(|&(key, _)| key);
-    ranked.into_iter().map(|(_, m)| m).collect()
+    (ranked.into_iter().map(|(_, m)| m).collect(), lean)
 }
 
 /// The most promising move for the side to move (see [`rank_moves`]), leaving out the

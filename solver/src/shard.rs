@@ -457,11 +457,12 @@ fn solve_position(
     })
 }
 
-/// Proves `position` for its side to move into the shard `NAME.cert`: resumed from disk,
-/// solved whole within the node budget, or else split `depth` levels deeper (the side to
-/// move is expected to win: its most promising move is fixed and each reply becomes a
-/// subtask `NAME.i-move`). `Err(Attempt::Budget)` leaves the task open: a subtask was
-/// over budget at the last level, or the fixed move turned out not to win.
+/// Proves `position` for whichever side wins it into the shard `NAME.cert`: resumed from
+/// disk, solved whole within the node budget, or else split `depth` levels deeper. A
+/// budget-limited search decides the direction: if it leans towards the side to move,
+/// its most promising move is fixed and each reply becomes a subtask `NAME.i-move`; if
+/// not, every move is a subtask. `Err(Attempt::Budget)` leaves the task open: a subtask
+/// was over budget at the last level, or three fixed moves turned out not to win.
 fn prove_position(
     dir: &Path,
     position: &Position,
@@ -488,46 +489,80 @@ fn prove_position(
         },
         ..opts.clone()
     };
-    // Up to three guesses: a guessed move that a subtask refutes is replaced by the next.
-    let mut refuted = Vec::new();
-    let (sub, results) = loop {
-        if refuted.len() >= GUESSES {
-            return Err(Attempt::Budget);
-        }
-        let Some(first) = crate::guess_move(position, &guess_opts, &refuted) else {
-            return Err(Attempt::Budget);
-        };
-        let sub = Plan::new(position, Some(first))?.prefixed(name);
-        let mut results: Vec<Option<Done>> = Vec::with_capacity(sub.tasks.len());
-        let (mut open, mut wrong) = (false, false);
-        for t in &sub.tasks {
-            if t.mirror.is_some() {
-                results.push(None);
+    let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
+    let (sub, done) = if lean {
+        // The side to move seems to win: fix its most promising move, one subtask per
+        // reply; up to three guesses, a refuted one replaced by the next.
+        let mut found = None;
+        for &first in ranked.iter().take(GUESSES) {
+            let sub = Plan::new(position, Some(first))?.prefixed(name);
+            let mut results: Vec<Option<Done>> = Vec::with_capacity(sub.tasks.len());
+            let (mut open, mut wrong) = (false, false);
+            for t in &sub.tasks {
+                if t.mirror.is_some() {
+                    results.push(None);
+                    continue;
+                }
+                match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
+                    Ok(d) if d.winner != position.to_move => {
+                        wrong = true;
+                        break;
+                    }
+                    Ok(d) => results.push(Some(d)),
+                    Err(Attempt::Budget) => {
+                        open = true;
+                        results.push(None);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            if wrong {
                 continue;
             }
+            if open {
+                return Err(Attempt::Budget);
+            }
+            let done = sub.complete(results);
+            found = Some((sub, done));
+            break;
+        }
+        found.ok_or(Attempt::Budget)?
+    } else {
+        // The side to move seems to lose: every move is a subtask (most promising first);
+        // if one of them wins after all, it alone proves the task.
+        let sub = Plan::new(position, None)?.prefixed(name);
+        let mut order: Vec<&Task> = sub.unique().collect();
+        order.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
+        let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
+        let mut open = false;
+        let mut winning = None;
+        for t in order {
             match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
-                Ok(d) if d.winner != position.to_move => {
-                    wrong = true;
+                Ok(d) if d.winner == position.to_move => {
+                    winning = Some((t.clone(), d));
                     break;
                 }
-                Ok(d) => results.push(Some(d)),
-                Err(Attempt::Budget) => {
-                    open = true;
-                    results.push(None);
-                }
+                Ok(d) => results[t.index] = Some(d),
+                Err(Attempt::Budget) => open = true,
                 Err(e) => return Err(e),
             }
         }
-        if wrong {
-            refuted.push(first);
-            continue;
+        match winning {
+            Some((task, d)) => {
+                let single = Plan {
+                    root: position.clone(),
+                    first: None,
+                    tasks: vec![Task { index: 0, ..task }],
+                };
+                (single, vec![d])
+            }
+            None if open => return Err(Attempt::Budget),
+            None => {
+                let done = sub.complete(results);
+                (sub, done)
+            }
         }
-        if open {
-            return Err(Attempt::Budget);
-        }
-        break (sub, results);
     };
-    let done = sub.complete(results);
     let mut manifest = manifest_of(&sub, &done)?;
     manifest.meta.note = format!("split shard {name} of {}", root.describe());
     let bytes = amazons_format::encode(&manifest).map_err(|e| ShardError::Task {

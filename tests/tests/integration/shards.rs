@@ -388,3 +388,34 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
+    // 5x4 from the root: White's winning first move leaves Black to move and losing, so
+    // when that task is over budget the split must make every Black move a subtask
+    // (a fixed Black move could never be proven). The result is a White win that checks.
+    let root = Position::start("5x4").expect("5x4");
+    let plan = Plan::new(&root, None).expect("plan");
+    let dir = fresh_dir("and-split");
+    let opts = amazons_solver::Options {
+        max_nodes: Some(1500),
+        hash_mib: 4,
+        ..small_options()
+    };
+    let budget = shard::Budget {
+        threads: 2,
+        split_depth: 3,
+        guess_order: true,
+        ..Default::default()
+    };
+    let (manifest, _) = shard::run_with(&plan, &dir, &opts, budget, &|_| {}).expect("solve");
+    assert_eq!(manifest.root.winner, amazons_format::Color::White);
+    let shards = DirShards::scan(&dir.join("shards"));
+    let report = check_with(&manifest, &shards).expect("manifest checks");
+    assert!(
+        report.shards > 1,
+        "the winning task was split: {} shards",
+        report.shards
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
