@@ -63,6 +63,19 @@ pub fn solve(position: &Position, opts: &Options, note: &str) -> Result<Solved, 
     solve_state(position, 0, opts, note)
 }
 
+/// The options of a solve's main search: with evaluation, a quarter of the memory goes
+/// to the extraction's plain search, so the main table gets three quarters.
+pub fn main_search_options(opts: &Options) -> Options {
+    Options {
+        hash_mib: if opts.eval.is_some() {
+            (opts.hash_mib * 3 / 4).max(1)
+        } else {
+            opts.hash_mib
+        },
+        ..opts.clone()
+    }
+}
+
 /// Solves `position` with `spare` spare moves (SPEC section 2: `> 0` Black holds them).
 pub fn solve_state(
     position: &Position,
@@ -72,16 +85,7 @@ pub fn solve_state(
 ) -> Result<Solved, SolveError> {
     let g = Geometry::new(position.board);
     let root = State::from_position(position, spare);
-    // With evaluation, a quarter of the memory goes to the extraction's plain search.
-    let main_opts = Options {
-        hash_mib: if opts.eval.is_some() {
-            (opts.hash_mib * 3 / 4).max(1)
-        } else {
-            opts.hash_mib
-        },
-        ..opts.clone()
-    };
-    let mut search = Search::new(&g, &main_opts);
+    let mut search = Search::new(&g, &main_search_options(opts));
     let t0 = Instant::now();
     let winner = search
         .solve(&root)

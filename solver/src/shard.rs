@@ -480,15 +480,8 @@ fn prove_position(
     }
     let t = Instant::now();
     // The guessing search gets the size of the solve's main table, so that it reuses that
-    // memory (see `solve_state`) instead of holding a third table.
-    let guess_opts = Options {
-        hash_mib: if opts.eval.is_some() {
-            (opts.hash_mib * 3 / 4).max(1)
-        } else {
-            opts.hash_mib
-        },
-        ..opts.clone()
-    };
+    // memory instead of holding a third table.
+    let guess_opts = crate::main_search_options(opts);
     let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
     let (sub, done) = if lean {
         // The side to move seems to win: fix its most promising move, one subtask per
