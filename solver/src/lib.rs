@@ -189,14 +189,6 @@ pub fn rank_and_lean(position: &Position, opts: &Options) -> (Vec<Move>, bool) {
     (ranked.into_iter().map(|(_, m)| m).collect(), lean)
 }
 
-/// The most promising move for the side to move (see [`rank_moves`]), leaving out the
-/// moves in `exclude`. `None` when no board move is left. Used to split big tasks.
-pub fn guess_move(position: &Position, opts: &Options, exclude: &[Move]) -> Option<Move> {
-    rank_moves(position, opts)
-        .into_iter()
-        .find(|m| !exclude.contains(m))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
