@@ -751,17 +751,7 @@ impl ActiveDb {
     /// Loads the table `dir/active.amzdb`, checking every integrity condition.
     pub fn open(dir: &Path) -> Result<ActiveDb, DbError> {
         let path = dir.join(ACTIVE_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                DbError::Missing(path.clone())
-            } else {
-                DbError::Io {
-                    path: path.clone(),
-                    source: e,
-                }
-            }
-        })?;
-        decode(&path, &bytes)
+        decode(&path, &super::store::read_file(&path)?)
     }
 
     /// Opens the table in `dir`; if it is missing, corrupt, outdated or was built with

@@ -271,7 +271,13 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<RawTable, DbError> {
 
 /// Reads and decodes the file at `path`.
 pub fn read(path: &Path) -> Result<RawTable, DbError> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    decode(path, &read_file(path)?)
+}
+
+/// The bytes of a database file: a missing file is [`DbError::Missing`] (so callers
+/// rebuild it), any other failure an I/O error naming the path.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, DbError> {
+    std::fs::read(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             DbError::Missing(path.to_path_buf())
         } else {
@@ -280,8 +286,7 @@ pub fn read(path: &Path) -> Result<RawTable, DbError> {
                 source: e,
             }
         }
-    })?;
-    decode(path, &bytes)
+    })
 }
 
 /// Writes `bytes` to `dir/name` atomically (temporary file, sync, rename).
