@@ -99,6 +99,16 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
+        /// Which solvers to time unsharded: `both`, `full` (the evaluation) or
+        /// `foundation` (outlast detection only; slow beyond 5x4).
+        #[arg(long, default_value = "both", value_name = "SOLVER")]
+        solver: String,
+        /// Also solve each board sharded (full evaluation, the winner's first move fixed
+        /// when the first player wins) with each of these thread counts, e.g. `1,2`, and
+        /// print wall time, nodes, parallel speed-up and the root hash (in a temporary
+        /// directory, removed afterwards).
+        #[arg(long, value_delimiter = ',', value_name = "N,..")]
+        threads: Vec<usize>,
     },
     /// Evaluate a position statically (paper section IV): draws the partition, lists each
     /// area's type, bounds and how they were obtained, and the global verdict.
@@ -203,6 +213,11 @@ enum TestsetCommand {
         /// --db-dir first if missing.
         #[arg(long)]
         db: bool,
+        /// Add columns with the active-area (combinatorial game) database: the full
+        /// evaluation (and with --db, the territory databases too) plus the active table in
+        /// --db-dir, whatever preset built it (the quick preset is built if none is there).
+        #[arg(long)]
+        active_db: bool,
         #[command(flatten)]
         db_dir: DbDir,
     },
@@ -277,6 +292,11 @@ enum DbCommand {
         /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 3 GB while building).
         #[arg(long, default_value = "quick", value_name = "PRESET")]
         preset: String,
+        /// Instead of a preset, these tiers: rectangles with a queen cap per colour, e.g.
+        /// `2x6,3x4,3x5:2,4x4:2` (the paper's set adds `3x6:2`; memory grows fast with
+        /// the caps).
+        #[arg(long, value_name = "TIERS", conflicts_with = "preset")]
+        tiers: Option<String>,
     },
     /// Recompute a sample of active-area entries by a separate route (outcome search for
     /// both sides to move, fresh thermograph); exit 1 on any mismatch.
@@ -371,17 +391,22 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
-        DbCommand::BuildActive { dir, preset } => {
+        DbCommand::BuildActive { dir, preset, tiers } => {
             use db::active::ActiveConfig;
-            let cfg = match preset.as_str() {
-                "quick" => ActiveConfig::quick(),
-                "standard" => ActiveConfig::standard(),
-                other => {
+            let cfg = match (tiers, preset.as_str()) {
+                (Some(t), _) => match ActiveConfig::parse_tiers(&t) {
+                    Ok(cfg) => cfg,
+                    Err(e) => return usage(format!("--tiers: {e}")),
+                },
+                (None, "quick") => ActiveConfig::quick(),
+                (None, "standard") => ActiveConfig::standard(),
+                (None, other) => {
                     return usage(format!(
                         "unknown preset {other:?}: expected quick or standard"
                     ))
                 }
             };
+            let preset = cfg.describe();
             let path = dir.path();
             std::fs::create_dir_all(&path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
@@ -581,6 +606,29 @@ struct EvalArgs {
     db_dir: Option<PathBuf>,
 }
 
+/// The active-area table in `dir`, whatever preset built it (`amazons db build-active`);
+/// built with the quick preset when missing, corrupt or outdated.
+fn active_database_in(dir: &Path) -> Result<std::sync::Arc<amazons_solver::db::active::ActiveDb>> {
+    use amazons_solver::db::active::{ActiveConfig, ActiveDb, ActiveProgress};
+    let db = match ActiveDb::open(dir) {
+        Ok(db) => db,
+        Err(e) if e.needs_rebuild() => {
+            eprintln!("active database: {e}; building the quick preset");
+            let (db, _) = ActiveDb::open_or_build(
+                dir,
+                &ActiveConfig::quick(),
+                &mut |notice: &str| eprintln!("active database: {notice}"),
+                &mut |_p: &ActiveProgress| {},
+            )?;
+            eprintln!("active database built in {}", dir.display());
+            db
+        }
+        Err(e) => return Err(e.into()),
+    };
+    eprintln!("active database: {}", db.config.describe());
+    Ok(std::sync::Arc::new(db))
+}
+
 impl EvalArgs {
     /// The database directory (created if missing).
     fn database_dir(&self) -> Result<PathBuf> {
@@ -600,17 +648,7 @@ impl EvalArgs {
         if !self.active_db || self.no_eval {
             return Ok(None);
         }
-        let dir = self.database_dir()?;
-        let (db, built) = amazons_solver::db::active::ActiveDb::open_or_build(
-            &dir,
-            &amazons_solver::db::active::ActiveConfig::quick(),
-            &mut |notice: &str| eprintln!("active database: {notice}"),
-            &mut |_p: &amazons_solver::db::active::ActiveProgress| {},
-        )?;
-        if built.is_some() {
-            eprintln!("active database built in {}", dir.display());
-        }
-        Ok(Some(std::sync::Arc::new(db)))
+        active_database_in(&self.database_dir()?).map(Some)
     }
 
     /// The territory databases when --db is given (opened, or built if missing or stale).
@@ -804,6 +842,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 budget,
                 max_games,
                 db,
+                active_db,
                 db_dir,
             } => {
                 let names: Vec<&str> = boards.iter().map(String::as_str).collect();
@@ -831,6 +870,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
                             .push(Config::with_database("full+DB", database));
                     }
                 }
+                if active_db {
+                    let dir = EvalArgs::with_db(&db_dir).database_dir()?;
+                    let active = active_database_in(&dir)?;
+                    // The paper's Fig. 13: the same evaluation with and without the active
+                    // table, for every "full" column (with the territory databases too when
+                    // --db is given).
+                    for configs in [&mut opts.static_configs, &mut opts.dfpn_configs] {
+                        let extra: Vec<_> = configs
+                            .iter()
+                            .filter(|c| c.name.starts_with("full"))
+                            .map(|c| c.with_active(active.clone()))
+                            .collect();
+                        configs.extend(extra);
+                    }
+                }
                 print!("{}", amazons_solver::testset::report(&dir, &names, &opts)?);
                 Ok(ExitCode::SUCCESS)
             }
@@ -842,7 +896,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{report}");
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { boards, hash } => bench(&boards, hash),
+        Command::Bench {
+            boards,
+            hash,
+            solver,
+            threads,
+        } => bench(&boards, hash, &solver, &threads),
         Command::Check { files } => Ok(ExitCode::from(amazons_checker::cli::run(&files) as u8)),
         Command::Solve {
             board,
@@ -953,7 +1012,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// Runs the benchmarks and prints a Markdown table.
-fn bench(boards: &[String], hash: usize) -> Result<ExitCode> {
+fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Result<ExitCode> {
+    let full = Some(amazons_solver::eval::EvalConfig::default());
+    let configs: Vec<(&str, Option<amazons_solver::eval::EvalConfig>)> = match solver {
+        "both" => vec![
+            ("foundation (outlast only)", None),
+            ("full evaluation", full),
+        ],
+        "full" => vec![("full evaluation", full)],
+        "foundation" => vec![("foundation (outlast only)", None)],
+        other => {
+            return usage(format!(
+                "unknown --solver {other:?}: expected both, full or foundation"
+            ))
+        }
+    };
+    if threads.contains(&0) {
+        return usage("--threads: thread counts start at 1");
+    }
+    if hash == 0 {
+        return usage("--hash must be at least 1 MiB");
+    }
     let p = Position::start("5x6")?;
     let g = Geometry::new(p.board);
     let root = Pos::from_position(&p);
@@ -970,16 +1049,13 @@ fn bench(boards: &[String], hash: usize) -> Result<ExitCode> {
     );
     println!("| board | solver | winner | first move | search nodes | extraction nodes | nodes/s | solve s | check s | check/solve | steps | bytes | bytes/step |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    // Per board: the first move of the last unsharded solve (the winner's, if the first
+    // player wins), for the sharded runs.
+    let mut firsts: Vec<(Position, Option<Move>)> = Vec::new();
     for b in boards {
         let position = Position::start(b).map_err(|e| Usage(e.to_string()))?;
-        let configs = [
-            ("foundation (outlast only)", None),
-            (
-                "full evaluation",
-                Some(amazons_solver::eval::EvalConfig::default()),
-            ),
-        ];
-        for (label, eval) in configs {
+        let mut first = None;
+        for &(label, eval) in &configs {
             let opts = Options {
                 hash_mib: hash,
                 max_nodes: None,
@@ -1010,9 +1086,81 @@ fn bench(boards: &[String], hash: usize) -> Result<ExitCode> {
                 bytes.len(),
                 bytes.len() as f64 / report.steps as f64
             );
+            first = first_move(&solved.certificate);
         }
+        firsts.push((position, first));
+    }
+    if !threads.is_empty() {
+        bench_sharded(&firsts, hash, threads)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The parallel part of `amazons bench`: each board solved sharded with each thread count.
+fn bench_sharded(
+    boards: &[(Position, Option<Move>)],
+    hash: usize,
+    threads: &[usize],
+) -> Result<()> {
+    println!("\n| board | first move | threads | tasks | search nodes | wall s | speed-up | check s | check/solve | root blake3 |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (position, first) in boards {
+        let plan = plan(position, *first)?;
+        let mut base = None;
+        for &n in threads {
+            let dir = std::env::temp_dir().join(format!(
+                "amazons-bench-{}-{}x{}-{n}",
+                std::process::id(),
+                position.board.width,
+                position.board.height
+            ));
+            // A leftover directory of an earlier run would be resumed, not solved.
+            let _ = std::fs::remove_dir_all(&dir);
+            let opts = Options {
+                hash_mib: hash,
+                progress: false,
+                ..Options::default()
+            };
+            let budget = amazons_solver::shard::Budget {
+                threads: n,
+                ..Default::default()
+            };
+            let t = Instant::now();
+            let run = amazons_solver::shard::run_with(&plan, &dir, &opts, budget, &|_| {});
+            let wall = t.elapsed().as_secs_f64();
+            let checked = run
+                .map_err(anyhow::Error::from)
+                .and_then(|(manifest, done)| {
+                    let t = Instant::now();
+                    let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
+                    amazons_checker::check_with(&manifest, &shards)
+                        .map_err(|e| anyhow::anyhow!("the checker rejected the manifest: {e}"))?;
+                    let check = t.elapsed().as_secs_f64();
+                    let bytes = amazons_format::encode(&manifest)?;
+                    let hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
+                    Ok((done, check, hash))
+                });
+            let _ = std::fs::remove_dir_all(&dir);
+            let (done, check, root) = checked?;
+            let base_wall = *base.get_or_insert(wall);
+            println!(
+                "| {} | {} | {n} | {} | {} | {wall:.2} | {:.2} | {check:.3} | {:.1}% | `{}` |",
+                position.board,
+                first
+                    .map(|m| m.notation(position.board))
+                    .unwrap_or_else(|| "-".into()),
+                done.iter().filter(|d| d.mirror_of.is_none()).count(),
+                done.iter()
+                    .filter(|d| d.mirror_of.is_none())
+                    .map(|d| d.nodes)
+                    .sum::<u64>(),
+                base_wall / wall,
+                100.0 * check / wall,
+                &root.to_hex()[..16]
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The winner's first move recorded in a certificate, if the winner moves first.

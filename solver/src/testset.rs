@@ -327,6 +327,8 @@ pub struct Config {
     pub eval: Option<EvalConfig>,
     /// Territory databases for the evaluation (the paper's "DB" columns).
     pub db: Option<std::sync::Arc<crate::db::Database>>,
+    /// Active-area (combinatorial game) database for the evaluation.
+    pub active: Option<std::sync::Arc<crate::db::active::ActiveDb>>,
 }
 
 impl Config {
@@ -335,6 +337,7 @@ impl Config {
             name: name.to_string(),
             eval,
             db: None,
+            active: None,
         }
     }
 
@@ -344,15 +347,26 @@ impl Config {
             name: name.to_string(),
             eval: Some(EvalConfig::default()),
             db: Some(db),
+            active: None,
+        }
+    }
+
+    /// This configuration with the active-area database added (name suffix `+active`).
+    pub fn with_active(&self, active: std::sync::Arc<crate::db::active::ActiveDb>) -> Config {
+        Config {
+            name: format!("{}+active", self.name),
+            active: Some(active),
+            ..self.clone()
         }
     }
 
     fn evaluator(&self) -> Option<Evaluator> {
         let cfg = self.eval?;
-        Some(match &self.db {
-            Some(db) => Evaluator::with_database(cfg, db.clone()),
-            None => Evaluator::new(cfg),
-        })
+        Some(Evaluator::with_databases(
+            cfg,
+            self.db.clone(),
+            self.active.clone(),
+        ))
     }
 }
 
@@ -709,6 +723,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     progress: false,
                     eval: cfg.eval,
                     db: cfg.db.clone(),
+                    active_db: cfg.active.clone(),
                     ..Options::default()
                 };
                 let note = format!("testset {board} game {game_no} move {n}");

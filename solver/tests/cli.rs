@@ -390,6 +390,41 @@ fn bad_inputs_exit_2_with_one_error_line() {
     assert_usage_error(&["show", "3x3"]);
     assert_usage_error(&["show"]);
     assert_usage_error(&["show", "4x4", "--position", "..|.."]);
+    let m = assert_usage_error(&["bench", "--boards", "4x4", "--threads", "0"]);
+    assert!(m.contains("thread"), "{m}");
+    let m = assert_usage_error(&["bench", "--boards", "4x4", "--solver", "fast"]);
+    assert!(m.contains("fast"), "{m}");
+    let m = assert_usage_error(&["db", "build-active", "--tiers", "3x5:0"]);
+    assert!(m.contains("3x5:0"), "{m}");
+}
+
+/// `amazons bench --threads 1,2`: the sharded rows name the winner's first move and give
+/// the same root hash with either thread count (tasks are independent of scheduling).
+#[test]
+fn bench_times_sharded_solves_with_each_thread_count() {
+    let out = ok(&[
+        "bench",
+        "--boards",
+        "5x4",
+        "--solver",
+        "full",
+        "--threads",
+        "1,2",
+        "--hash",
+        "16",
+    ]);
+    let rows: Vec<Vec<&str>> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("| 5x4 | b1-b2xd2 |"))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", out.stdout);
+    assert_eq!((rows[0][3], rows[1][3]), ("1", "2"), "{}", out.stdout);
+    // Same task count, nodes and root hash.
+    assert_eq!(rows[0][4..6], rows[1][4..6], "{}", out.stdout);
+    assert_eq!(rows[0][10], rows[1][10], "{}", out.stdout);
+    assert!(rows[0][10].len() == 18, "{}", out.stdout);
 }
 
 /// The batch-system route: `amazons tasks` prints one command per task; running them (here

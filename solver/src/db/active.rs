@@ -223,6 +223,43 @@ impl ActiveConfig {
         Ok(offsets[shapes.len()])
     }
 
+    /// Parses a tier list such as `2x6:12,3x4:12,3x5:2` (rectangle, then the queen cap per
+    /// colour; a tier without `:N` allows any number), with the default value length, and
+    /// validates it.
+    pub fn parse_tiers(text: &str) -> Result<ActiveConfig, DbError> {
+        let bad = |t: &str, why: &str| DbError::Config(format!("tier {t:?}: {why}"));
+        let mut tiers = Vec::new();
+        for t in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let (rect, cap) = match t.split_once(':') {
+                Some((r, c)) => (r, Some(c)),
+                None => (t, None),
+            };
+            let (a, b) = rect
+                .split_once('x')
+                .ok_or_else(|| bad(t, "expected AxB or AxB:N, e.g. 3x5:2"))?;
+            let num = |x: &str| {
+                x.trim()
+                    .parse::<u8>()
+                    .map_err(|_| bad(t, "sides and caps are numbers from 1 to 255"))
+            };
+            let (a, b) = (num(a)?, num(b)?);
+            let cap = match cap {
+                Some(c) => num(c)?,
+                None => a.saturating_mul(b),
+            };
+            if cap == 0 {
+                return Err(bad(t, "the queen cap must be at least 1"));
+            }
+            tiers.push(Tier::new(a.min(b), a.max(b), cap));
+        }
+        let cfg = ActiveConfig {
+            tiers,
+            max_value_len: DEFAULT_VALUE_LEN,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
     /// A one-line description, e.g. `2x6 (<=12 each), 3x4 (<=12 each), values`.
     pub fn describe(&self) -> String {
         let mut s: Vec<String> = self

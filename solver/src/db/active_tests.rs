@@ -470,3 +470,18 @@ fn active_layout_round_trips() {
         tiny().1.entries()
     );
 }
+
+#[test]
+fn active_tiers_parse_and_reject_bad_specs() {
+    let std = ActiveConfig::parse_tiers("2x6:12, 3x4:12,5x3:1,4x4:1").expect("parse");
+    assert_eq!(std, ActiveConfig::standard());
+    // Without a cap every queen count is allowed (the area of the rectangle).
+    let any = ActiveConfig::parse_tiers("2x3").expect("parse");
+    assert_eq!(any.tiers, vec![Tier::new(2, 3, 6)]);
+    for bad in ["", "3y5", "0x5", "5x5", "3x5:0", "3x5:x", "3x5:300", "x5"] {
+        assert!(
+            matches!(ActiveConfig::parse_tiers(bad), Err(DbError::Config(_))),
+            "{bad:?} accepted"
+        );
+    }
+}
