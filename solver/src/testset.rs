@@ -724,7 +724,6 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     eval: cfg.eval,
                     db: cfg.db.clone(),
                     active_db: cfg.active.clone(),
-                    ..Options::default()
                 };
                 let note = format!("testset {board} game {game_no} move {n}");
                 match solve(&position, &sopts, &note) {
