@@ -58,32 +58,16 @@ enum Command {
     /// Print one `amazons solve` command per task of a sharded solve (for GNU parallel or a
     /// Slurm array job); afterwards `amazons manifest` assembles the result.
     Tasks {
-        /// Board (`WxH` or `standard`); omit with --position.
-        board: Option<String>,
         #[command(flatten)]
-        setup: Setup,
-        /// Output directory of the sharded result.
-        #[arg(long, value_name = "DIR")]
-        shards: PathBuf,
-        /// Fix this first move and make one task per reply.
-        #[arg(long, value_name = "MOVE")]
-        first_move: Option<String>,
+        split: SplitRoot,
         /// Table size in MiB for each task's command.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
     },
     /// Assemble (and check) the manifest of a sharded result whose shards are all on disk.
     Manifest {
-        /// Board (`WxH` or `standard`); omit with --position.
-        board: Option<String>,
         #[command(flatten)]
-        setup: Setup,
-        /// Directory of the sharded result.
-        #[arg(long, value_name = "DIR")]
-        shards: PathBuf,
-        /// The first move the tasks were made with.
-        #[arg(long, value_name = "MOVE")]
-        first_move: Option<String>,
+        split: SplitRoot,
     },
     /// Check certificate files (directories: every *.cert and *.cert.zst inside). Exit 0
     /// verified, 1 wrong, 2 unreadable.
@@ -159,6 +143,31 @@ enum Command {
         #[command(flatten)]
         setup: Setup,
     },
+}
+
+/// The root of a sharded result and how it was split (`tasks` and `manifest`).
+#[derive(Args, Debug, Clone)]
+struct SplitRoot {
+    /// Board (`WxH` or `standard`); omit with --position.
+    board: Option<String>,
+    #[command(flatten)]
+    setup: Setup,
+    /// Directory of the sharded result.
+    #[arg(long, value_name = "DIR")]
+    shards: PathBuf,
+    /// The first move fixed: one task per reply (the same for `tasks` and `manifest`).
+    #[arg(long, value_name = "MOVE")]
+    first_move: Option<String>,
+}
+
+impl SplitRoot {
+    /// The root position and its split into tasks.
+    fn plan(&self) -> Result<(Position, amazons_solver::shard::Plan)> {
+        let position = self.setup.position(self.board.as_deref())?;
+        let first = parse_first(&position, &self.first_move)?;
+        let plan = plan(&position, first)?;
+        Ok((position, plan))
+    }
 }
 
 /// How to set up the position.
@@ -271,12 +280,8 @@ enum DbCommand {
     Audit {
         #[command(flatten)]
         dir: DbDir,
-        /// Check a seeded random sample of this many entries per table instead of all.
-        #[arg(long, value_name = "N")]
-        sample: Option<usize>,
-        /// Seed of the sample.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        #[command(flatten)]
+        sample: Sample,
     },
     /// Region counts, entries, defect distribution, file sizes and hashes.
     Stats {
@@ -289,7 +294,7 @@ enum DbCommand {
         #[command(flatten)]
         dir: DbDir,
         /// `quick`: every area fitting 2x6 or 3x4 (about 1 minute, 64 MB); `standard`: plus
-        /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 3 GB while building).
+        /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 1 GB while building).
         #[arg(long, default_value = "quick", value_name = "PRESET")]
         preset: String,
         /// Instead of a preset, these tiers: rectangles with a queen cap per colour, e.g.
@@ -303,12 +308,8 @@ enum DbCommand {
     AuditActive {
         #[command(flatten)]
         dir: DbDir,
-        /// Entries to check (seeded sample); all when omitted.
-        #[arg(long, value_name = "N")]
-        sample: Option<usize>,
-        /// Seed of the sample.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        #[command(flatten)]
+        sample: Sample,
     },
     /// Lookup speed on a warm cache (ns per query).
     Bench {
@@ -318,6 +319,34 @@ enum DbCommand {
         #[arg(long, default_value_t = 1_000_000)]
         n: usize,
     },
+}
+
+/// The last line of an audit and its exit code: 0 when nothing mismatched, else 1.
+fn audit_verdict(mismatches: u64) -> ExitCode {
+    if mismatches == 0 {
+        println!("audit: ok");
+        ExitCode::SUCCESS
+    } else {
+        println!("audit: {mismatches} mismatch(es)");
+        ExitCode::from(1)
+    }
+}
+
+/// Which entries an audit recomputes.
+#[derive(Args, Debug, Clone, Copy)]
+struct Sample {
+    /// Check a seeded random sample of this many entries (per table) instead of all.
+    #[arg(long, value_name = "N")]
+    sample: Option<usize>,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl Sample {
+    fn get(self) -> Option<(usize, u64)> {
+        self.sample.map(|n| (n, self.seed))
+    }
 }
 
 /// Where the databases live.
@@ -377,19 +406,13 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             println!("{summary}");
             Ok(ExitCode::SUCCESS)
         }
-        DbCommand::Audit { dir, sample, seed } => {
+        DbCommand::Audit { dir, sample } => {
             let path = dir.path();
             let t = Instant::now();
-            let report = db::audit(&path, sample.map(|n| (n, seed)))?;
+            let report = db::audit(&path, sample.get())?;
             println!("{report}");
             println!("audit time {:.1?}", t.elapsed());
-            if report.ok() {
-                println!("audit: ok");
-                Ok(ExitCode::SUCCESS)
-            } else {
-                println!("audit: {} mismatch(es)", report.mismatch_count);
-                Ok(ExitCode::from(1))
-            }
+            Ok(audit_verdict(report.mismatch_count))
         }
         DbCommand::BuildActive { dir, preset, tiers } => {
             use db::active::ActiveConfig;
@@ -414,37 +437,17 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                 "building the active-area database ({preset}) in {}",
                 path.display()
             );
-            let summary = db::active::build_active(
-                &path,
-                &cfg,
-                &mut |p: &db::active::ActiveProgress| {
-                    eprintln!(
-                        "progress: size {}/{}: {}/{} regions, {}/{} entries, {} games, {} cached, {:.1?}",
-                        p.size,
-                        p.max_size,
-                        p.regions,
-                        p.regions_total,
-                        p.entries,
-                        p.entries_total,
-                        p.games,
-                        p.cached,
-                        p.elapsed
-                    )
-                },
-            )?;
+            let summary =
+                db::active::build_active(&path, &cfg, &mut |p: &db::active::ActiveProgress| {
+                    eprintln!("progress: {p}")
+                })?;
             println!("{summary}");
             Ok(ExitCode::SUCCESS)
         }
-        DbCommand::AuditActive { dir, sample, seed } => {
-            let report = db::active::audit_active_dir(&dir.path(), sample.map(|n| (n, seed)))?;
+        DbCommand::AuditActive { dir, sample } => {
+            let report = db::active::audit_active_dir(&dir.path(), sample.get())?;
             println!("{report}");
-            if report.ok() {
-                println!("audit: ok");
-                Ok(ExitCode::SUCCESS)
-            } else {
-                println!("audit: {} mismatch(es)", report.mismatch_count);
-                Ok(ExitCode::from(1))
-            }
+            Ok(audit_verdict(report.mismatch_count))
         }
         DbCommand::Stats { dir } => {
             print!("{}", db::stats(&dir.path())?);
@@ -930,16 +933,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             solve(board, setup, output, &opts)
         }
-        Command::Tasks {
-            board,
-            setup,
-            shards,
-            first_move,
-            hash,
-        } => {
-            let position = setup.position(board.as_deref())?;
-            let first = parse_first(&position, &first_move)?;
-            let plan = plan(&position, first)?;
+        Command::Tasks { split, hash } => {
+            let (_, plan) = split.plan()?;
+            let shards = split.shards;
             std::fs::create_dir_all(shards.join("shards"))
                 .with_context(|| format!("cannot create {}", shards.display()))?;
             plan.write(&shards)?;
@@ -959,15 +955,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Manifest {
-            board,
-            setup,
-            shards,
-            first_move,
-        } => {
-            let position = setup.position(board.as_deref())?;
-            let first = parse_first(&position, &first_move)?;
-            let plan = plan(&position, first)?;
+        Command::Manifest { split } => {
+            let (_, plan) = split.plan()?;
+            let shards = split.shards;
             let done = amazons_solver::shard::collect(&plan, &shards)?;
             let manifest = amazons_solver::shard::assemble(&plan, &shards, &done)?;
             let dir_shards = amazons_checker::cli::DirShards::scan(&shards.join("shards"));

@@ -132,7 +132,8 @@ impl ActiveConfig {
     }
 
     /// The default set: [`ActiveConfig::quick`] plus 3x5 and 4x4 areas with one queen of
-    /// each colour: 7743 regions, 9.3 M positions; measured 79 s, 81 MB, 3 GB peak memory.
+    /// each colour: 7743 regions, 9.3 M positions; measured 74-92 s, 81 MB, 1 GB peak
+    /// memory (the memo caches are cleared past a limit).
     pub fn standard() -> ActiveConfig {
         ActiveConfig {
             tiers: vec![
@@ -841,6 +842,24 @@ pub struct ActiveProgress {
     /// Entries in the store's memo caches (cleared past a limit).
     pub cached: usize,
     pub elapsed: Duration,
+}
+
+impl fmt::Display for ActiveProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "size {}/{}: {}/{} regions, {}/{} entries, {} games, {} cached, {:.1?}",
+            self.size,
+            self.max_size,
+            self.regions,
+            self.regions_total,
+            self.entries,
+            self.entries_total,
+            self.games,
+            self.cached,
+            self.elapsed
+        )
+    }
 }
 
 /// What a build wrote.

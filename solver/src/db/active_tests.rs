@@ -392,31 +392,18 @@ fn active_bench_lookup() {
 
 /// Measures a build: `AMAZONS_ACTIVE_TIERS="2x6:12,3x4:12" AMAZONS_ACTIVE_DIR=... cargo test
 /// --release -p amazons-solver --lib db::active::tests::active_measure_build -- --ignored
-/// --nocapture`.
+/// --nocapture` (`amazons db build-active --tiers` builds the same table).
 #[test]
 #[ignore]
 fn active_measure_build() {
     let tiers = std::env::var("AMAZONS_ACTIVE_TIERS").unwrap_or_else(|_| "2x6:12,3x4:12".into());
-    let max_value_len = std::env::var("AMAZONS_ACTIVE_VALUES")
+    let mut cfg = ActiveConfig::parse_tiers(&tiers).expect("AMAZONS_ACTIVE_TIERS");
+    if let Some(len) = std::env::var("AMAZONS_ACTIVE_VALUES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_VALUE_LEN);
-    let tiers = tiers
-        .split(',')
-        .map(|t| {
-            let (r, m) = t.split_once(':').expect("AxB:M");
-            let (a, b) = r.split_once('x').expect("AxB");
-            Tier::new(
-                a.parse().expect("a"),
-                b.parse().expect("b"),
-                m.parse().expect("m"),
-            )
-        })
-        .collect();
-    let cfg = ActiveConfig {
-        tiers,
-        max_value_len,
-    };
+    {
+        cfg.max_value_len = len;
+    }
     eprintln!(
         "{}: {} entries",
         cfg.describe(),
@@ -428,20 +415,7 @@ fn active_measure_build() {
     let dir = std::env::var("AMAZONS_ACTIVE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|_| tempdir("active-measure"));
-    let s = build_active(&dir, &cfg, &mut |p| {
-        eprintln!(
-            "size {}/{}: {}/{} regions, {}/{} entries, {} games, {:.1?}",
-            p.size,
-            p.max_size,
-            p.regions,
-            p.regions_total,
-            p.entries,
-            p.entries_total,
-            p.games,
-            p.elapsed
-        )
-    })
-    .expect("build");
+    let s = build_active(&dir, &cfg, &mut |p| eprintln!("{p}")).expect("build");
     eprintln!("{s}");
     let t = Instant::now();
     let db = ActiveDb::open(&dir).expect("open");
