@@ -276,12 +276,17 @@ enum DbCommand {
         threads: Option<usize>,
     },
     /// Recompute entries with code independent of the builder (the checker's one-player
-    /// search); exit 1 on any mismatch, naming the entry.
+    /// search); exit 1 on any mismatch, naming the entry. When the directory also holds
+    /// an active-area table, a sample of it is audited too (as `db audit-active`).
     Audit {
         #[command(flatten)]
         dir: DbDir,
         #[command(flatten)]
         sample: Sample,
+        /// Active-area entries to recompute when that table is present (seeded with
+        /// --seed; about 10 ms each, so a full audit is a long run: `db audit-active`).
+        #[arg(long, default_value_t = 2000, value_name = "N")]
+        active_sample: usize,
     },
     /// Region counts, entries, defect distribution, file sizes and hashes.
     Stats {
@@ -406,13 +411,24 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             println!("{summary}");
             Ok(ExitCode::SUCCESS)
         }
-        DbCommand::Audit { dir, sample } => {
+        DbCommand::Audit {
+            dir,
+            sample,
+            active_sample,
+        } => {
             let path = dir.path();
             let t = Instant::now();
             let report = db::audit(&path, sample.get())?;
             println!("{report}");
+            let mut mismatches = report.mismatch_count;
+            if path.join(db::active::ACTIVE_FILE).exists() && active_sample > 0 {
+                let report =
+                    db::active::audit_active_dir(&path, Some((active_sample, sample.seed)))?;
+                println!("{report}");
+                mismatches += report.mismatch_count;
+            }
             println!("audit time {:.1?}", t.elapsed());
-            Ok(audit_verdict(report.mismatch_count))
+            Ok(audit_verdict(mismatches))
         }
         DbCommand::BuildActive { dir, preset, tiers } => {
             use db::active::ActiveConfig;

@@ -596,3 +596,50 @@ fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
     let out = amazons(&["check", s(&dir.join("manifest.cert.zst"))]);
     assert_ne!(out.code, 0, "{out:?}");
 }
+
+/// `db audit` audits an active-area table beside the territory tables (CI's route;
+/// mismatches are tested in `db::active::tests`), unless `--active-sample 0`.
+#[test]
+fn db_audit_covers_the_active_table() {
+    let dir = TempDir::new("audit");
+    let d = s(&dir.0);
+    ok(&[
+        "db",
+        "build",
+        "--db-dir",
+        d,
+        "--max-size",
+        "8",
+        "--max-queens",
+        "3",
+    ]);
+    let built = ok(&["db", "build-active", "--db-dir", d, "--tiers", "2x3,1x5"]);
+    assert!(built.stdout.contains("2x3 (<=6 each)"), "{}", built.stdout);
+    let out = ok(&[
+        "db",
+        "audit",
+        "--db-dir",
+        d,
+        "--sample",
+        "200",
+        "--active-sample",
+        "300",
+    ]);
+    assert!(out.stdout.contains("active audit"), "{}", out.stdout);
+    assert_eq!(out.last_line(), "audit: ok");
+    let skipped = ok(&[
+        "db",
+        "audit",
+        "--db-dir",
+        d,
+        "--sample",
+        "20",
+        "--active-sample",
+        "0",
+    ]);
+    assert!(
+        !skipped.stdout.contains("active audit"),
+        "{}",
+        skipped.stdout
+    );
+}
