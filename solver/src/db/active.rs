@@ -310,33 +310,12 @@ fn binom(n: u32, k: u32) -> u64 {
 /// Colex rank of a subset of `{0..MAX_AREA}`.
 #[inline]
 fn rank(mask: u128) -> u64 {
-    let mut r = 0;
-    let mut m = mask;
-    let mut j = 1;
-    while m != 0 {
-        let i = m.trailing_zeros();
-        m &= m - 1;
-        r += binom(i, j);
-        j += 1;
-    }
-    r
+    super::index::rank_by(mask, binom)
 }
 
 /// The `k`-subset of `{0..n}` with colex rank `r`.
-fn unrank(mut r: u64, k: u32, n: u32) -> u128 {
-    let mut out = 0u128;
-    let mut top = n;
-    for j in (1..=k).rev() {
-        let mut i = top;
-        while i > 0 && binom(i - 1, j) > r {
-            i -= 1;
-        }
-        let pick = i.saturating_sub(1);
-        out |= 1u128 << pick;
-        r -= binom(pick, j);
-        top = pick;
-    }
-    out
+fn unrank(r: u64, k: u32, n: u32) -> u128 {
+    super::index::unrank_by(r, k, n, binom)
 }
 
 /// Perfect index of the positions of a region of `n` squares with at most `cap` queens of

@@ -43,6 +43,12 @@ pub fn binom(n: u32, k: u32) -> u64 {
 /// Colex rank of the subset `mask` among subsets of the same size.
 #[inline]
 pub fn rank(mask: u128) -> u64 {
+    rank_by(mask, binom)
+}
+
+/// [`rank`] with another table of binomial coefficients (e.g. one allowing more queens).
+#[inline]
+pub fn rank_by(mask: u128, binom: impl Fn(u32, u32) -> u64) -> u64 {
     let mut r = 0;
     let mut m = mask;
     let mut j = 1;
@@ -71,7 +77,12 @@ pub fn rank64(mask: u64) -> u64 {
 }
 
 /// The `k`-subset of `{0..n}` with colex rank `r` (inverse of [`rank`]).
-pub fn unrank(mut r: u64, k: u32, n: u32) -> u128 {
+pub fn unrank(r: u64, k: u32, n: u32) -> u128 {
+    unrank_by(r, k, n, binom)
+}
+
+/// [`unrank`] with another table of binomial coefficients (inverse of [`rank_by`]).
+pub fn unrank_by(mut r: u64, k: u32, n: u32, binom: impl Fn(u32, u32) -> u64) -> u128 {
     let mut out = 0u128;
     let mut top = n;
     for j in (1..=k).rev() {
