@@ -642,4 +642,26 @@ fn db_audit_covers_the_active_table() {
         "{}",
         skipped.stdout
     );
+    // `--active-db` uses the table that is there, whatever its tiers, without rebuilding.
+    let cert = dir.path("4x4.cert");
+    let solved = ok(&[
+        "solve",
+        "4x4",
+        "--active-db",
+        "--db-dir",
+        d,
+        "-q",
+        "-o",
+        s(&cert),
+    ]);
+    assert_eq!(solved.last_line(), "result: Black wins");
+    assert!(
+        solved
+            .stderr
+            .contains("active database: 2x3 (<=6 each), 1x5 (<=5 each)")
+            && !solved.stderr.contains("rebuild")
+            && !solved.stderr.contains("building"),
+        "{}",
+        solved.stderr
+    );
 }
