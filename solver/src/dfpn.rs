@@ -66,6 +66,9 @@ pub struct Search<'g> {
     start: Instant,
     last_report: Instant,
     stopped: bool,
+    /// The key of the position `solve` was called on, and its latest `(phi, delta)`
+    /// while its children are searched (for the progress line).
+    root: (u64, u32, u32),
 }
 
 impl<'g> Search<'g> {
@@ -85,6 +88,7 @@ impl<'g> Search<'g> {
             start: now,
             last_report: now,
             stopped: false,
+            root: (0, 1, 1),
         }
     }
 
@@ -96,6 +100,7 @@ impl<'g> Search<'g> {
     /// Solves `st`: the winner, or `None` if the node budget ran out first.
     pub fn solve(&mut self, st: &State) -> Option<Color> {
         let key = st.key(self.g);
+        self.root = (key, 1, 1);
         let (phi, delta) = self.mid(st, key, INF, INF);
         if phi == 0 {
             Some(st.side())
@@ -164,11 +169,13 @@ impl<'g> Search<'g> {
                 self.last_report = now;
                 let secs = now.duration_since(self.start).as_secs_f64();
                 eprintln!(
-                    "progress: {} nodes, {:.0} nodes/s, {:.1} s, table {:.0}% full",
+                    "progress: {} nodes, {:.0} nodes/s, {:.1} s, table {:.0}% full, root proof/disproof numbers {}/{}",
                     self.nodes,
                     self.nodes as f64 / secs.max(1e-9),
                     secs,
-                    self.tt.fill() * 100.0
+                    self.tt.fill() * 100.0,
+                    self.root.1,
+                    self.root.2
                 );
             }
         }
@@ -281,6 +288,9 @@ impl<'g> Search<'g> {
             } else {
                 sum.min(INF as u64 - 1) as u32
             };
+            if key == self.root.0 {
+                self.root = (key, phi, delta);
+            }
             if phi >= th_phi || delta >= th_delta || self.stopped {
                 let spent = (self.nodes - start_nodes).min(u32::MAX as u64) as u32;
                 self.tt
