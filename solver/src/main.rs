@@ -161,12 +161,11 @@ struct SplitRoot {
 }
 
 impl SplitRoot {
-    /// The root position and its split into tasks.
-    fn plan(&self) -> Result<(Position, amazons_solver::shard::Plan)> {
+    /// The root position split into tasks.
+    fn plan(&self) -> Result<amazons_solver::shard::Plan> {
         let position = self.setup.position(self.board.as_deref())?;
         let first = parse_first(&position, &self.first_move)?;
-        let plan = plan(&position, first)?;
-        Ok((position, plan))
+        plan(&position, first)
     }
 }
 
@@ -628,19 +627,14 @@ struct EvalArgs {
 /// The active-area table in `dir`, whatever preset built it (`amazons db build-active`);
 /// built with the quick preset when missing, corrupt or outdated.
 fn active_database_in(dir: &Path) -> Result<std::sync::Arc<amazons_solver::db::active::ActiveDb>> {
-    use amazons_solver::db::active::{ActiveConfig, ActiveDb, ActiveProgress};
+    use amazons_solver::db::active::{build_active, ActiveConfig, ActiveDb};
     let db = match ActiveDb::open(dir) {
         Ok(db) => db,
         Err(e) if e.needs_rebuild() => {
             eprintln!("active database: {e}; building the quick preset");
-            let (db, _) = ActiveDb::open_or_build(
-                dir,
-                &ActiveConfig::quick(),
-                &mut |notice: &str| eprintln!("active database: {notice}"),
-                &mut |_p: &ActiveProgress| {},
-            )?;
+            build_active(dir, &ActiveConfig::quick(), &mut |_| {})?;
             eprintln!("active database built in {}", dir.display());
-            db
+            ActiveDb::open(dir)?
         }
         Err(e) => return Err(e.into()),
     };
@@ -950,7 +944,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             solve(board, setup, output, &opts)
         }
         Command::Tasks { split, hash } => {
-            let (_, plan) = split.plan()?;
+            let plan = split.plan()?;
             let shards = split.shards;
             std::fs::create_dir_all(shards.join("shards"))
                 .with_context(|| format!("cannot create {}", shards.display()))?;
@@ -972,7 +966,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Manifest { split } => {
-            let (_, plan) = split.plan()?;
+            let plan = split.plan()?;
             let shards = split.shards;
             let done = amazons_solver::shard::collect(&plan, &shards)?;
             let manifest = amazons_solver::shard::assemble(&plan, &shards, &done)?;
