@@ -395,6 +395,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 const GUESSES: usize = 3;
 
 /// Why a task attempt gave no shard.
+#[derive(Debug)]
 enum Attempt {
     /// The node budget ran out (the task stays open).
     Budget,
@@ -460,9 +461,11 @@ fn solve_position(
 /// Proves `position` for whichever side wins it into the shard `NAME.cert`: resumed from
 /// disk, solved whole within the node budget, or else split `depth` levels deeper. A
 /// budget-limited search decides the direction: if it leans towards the side to move,
-/// its most promising move is fixed and each reply becomes a subtask `NAME.i-move`; if
-/// not, every move is a subtask. `Err(Attempt::Budget)` leaves the task open: a subtask
-/// was over budget at the last level, or three fixed moves turned out not to win.
+/// its most promising move is fixed and each reply becomes a subtask `NAME.i-move` (up
+/// to three guesses; a refuted guess's shards are removed); if not, or if all three
+/// guesses were refuted, every move is a subtask, tried most promising first.
+/// `Err(Attempt::Budget)` leaves the task open: a subtask was over budget at the last
+/// level.
 fn prove_position(
     dir: &Path,
     position: &Position,
@@ -483,79 +486,138 @@ fn prove_position(
     // memory instead of holding a third table.
     let guess_opts = crate::main_search_options(opts);
     let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
-    let (sub, done) = if lean {
+    let mut order = ranked.clone();
+    if lean {
         // The side to move seems to win: fix its most promising move, one subtask per
         // reply; up to three guesses, a refuted one replaced by the next.
-        let mut found = None;
         for &first in ranked.iter().take(GUESSES) {
-            let sub = Plan::new(position, Some(first))?.prefixed(name);
-            let mut results: Vec<Option<Done>> = Vec::with_capacity(sub.tasks.len());
-            let (mut open, mut wrong) = (false, false);
-            for t in &sub.tasks {
-                if t.mirror.is_some() {
-                    results.push(None);
-                    continue;
+            match prove_guess(dir, position, first, name, root, opts, depth)? {
+                Some(found) => return finish_split(dir, position, name, root, found, t),
+                None => {
+                    // Refuted: tried again last, and only if no other move wins.
+                    order.retain(|&m| m != first);
+                    order.push(first);
                 }
-                match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
-                    Ok(d) if d.winner != position.to_move => {
-                        wrong = true;
-                        break;
-                    }
-                    Ok(d) => results.push(Some(d)),
-                    Err(Attempt::Budget) => {
-                        open = true;
-                        results.push(None);
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            if wrong {
-                continue;
-            }
-            if open {
-                return Err(Attempt::Budget);
-            }
-            let done = sub.complete(results);
-            found = Some((sub, done));
-            break;
-        }
-        found.ok_or(Attempt::Budget)?
-    } else {
-        // The side to move seems to lose: every move is a subtask (most promising first);
-        // if one of them wins after all, it alone proves the task.
-        let sub = Plan::new(position, None)?.prefixed(name);
-        let mut order: Vec<&Task> = sub.unique().collect();
-        order.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
-        let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
-        let mut open = false;
-        let mut winning = None;
-        for t in order {
-            match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
-                Ok(d) if d.winner == position.to_move => {
-                    winning = Some((t.clone(), d));
-                    break;
-                }
-                Ok(d) => results[t.index] = Some(d),
-                Err(Attempt::Budget) => open = true,
-                Err(e) => return Err(e),
             }
         }
-        match winning {
-            Some((task, d)) => {
+    }
+    // The side to move seems to lose, or its best guesses were refuted: every move is a
+    // subtask (most promising first); if one of them wins, it alone proves the task.
+    let found = prove_every_move(dir, position, &order, name, root, opts, depth)?;
+    finish_split(dir, position, name, root, found, t)
+}
+
+/// One guess of a split: `first` fixed, one subtask per reply. `Ok(None)` when a reply
+/// refutes it (its subtask shards are then removed: they prove nothing the task needs);
+/// `Err(Attempt::Budget)` when a subtask stays open.
+fn prove_guess(
+    dir: &Path,
+    position: &Position,
+    first: Move,
+    name: &str,
+    root: &Position,
+    opts: &Options,
+    depth: usize,
+) -> Result<Option<(Plan, Vec<Done>)>, Attempt> {
+    let sub = Plan::new(position, Some(first))?.prefixed(name);
+    let mut results: Vec<Option<Done>> = Vec::with_capacity(sub.tasks.len());
+    let mut open = false;
+    for t in &sub.tasks {
+        if t.mirror.is_some() {
+            results.push(None);
+            continue;
+        }
+        match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
+            Ok(d) if d.winner != position.to_move => {
+                for t in sub.unique() {
+                    remove_shards(dir, &t.name);
+                }
+                return Ok(None);
+            }
+            Ok(d) => results.push(Some(d)),
+            Err(Attempt::Budget) => {
+                open = true;
+                results.push(None);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if open {
+        return Err(Attempt::Budget);
+    }
+    let done = sub.complete(results);
+    Ok(Some((sub, done)))
+}
+
+/// The other split: every move of `position` is a subtask, tried in `order`; the first
+/// that the side to move wins proves the task alone, else all of them prove the loss.
+fn prove_every_move(
+    dir: &Path,
+    position: &Position,
+    order: &[Move],
+    name: &str,
+    root: &Position,
+    opts: &Options,
+    depth: usize,
+) -> Result<(Plan, Vec<Done>), Attempt> {
+    let sub = Plan::new(position, None)?.prefixed(name);
+    let mut tasks: Vec<&Task> = sub.unique().collect();
+    tasks.sort_by_key(|t| order.iter().position(|&m| m == t.mv));
+    let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
+    let mut open = false;
+    for t in tasks {
+        match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
+            Ok(d) if d.winner == position.to_move => {
                 let single = Plan {
                     root: position.clone(),
                     first: None,
-                    tasks: vec![Task { index: 0, ..task }],
+                    tasks: vec![Task {
+                        index: 0,
+                        ..t.clone()
+                    }],
                 };
-                (single, vec![d])
+                return Ok((single, vec![d]));
             }
-            None if open => return Err(Attempt::Budget),
-            None => {
-                let done = sub.complete(results);
-                (sub, done)
-            }
+            Ok(d) => results[t.index] = Some(d),
+            Err(Attempt::Budget) => open = true,
+            Err(e) => return Err(e),
         }
+    }
+    if open {
+        return Err(Attempt::Budget);
+    }
+    let done = sub.complete(results);
+    Ok((sub, done))
+}
+
+/// Removes the shard `NAME` (either form) and every shard nested under it (`NAME.*`).
+fn remove_shards(dir: &Path, name: &str) {
+    let shards = dir.join("shards");
+    let nested = format!("{name}.");
+    let Ok(entries) = std::fs::read_dir(&shards) else {
+        return;
     };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(file) = file.to_str() else {
+            continue;
+        };
+        let own = file == format!("{name}.cert") || file == format!("{name}.cert.zst");
+        if own || (file.starts_with(&nested) && amazons_format::stored::is_cert_path(&e.path())) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Writes the manifest of a split task as its shard and checks it.
+fn finish_split(
+    dir: &Path,
+    position: &Position,
+    name: &str,
+    root: &Position,
+    (sub, done): (Plan, Vec<Done>),
+    t: Instant,
+) -> Result<Done, Attempt> {
     let mut manifest = manifest_of(&sub, &done)?;
     manifest.meta.note = format!("split shard {name} of {}", root.describe());
     let bytes = amazons_format::encode(&manifest).map_err(|e| ShardError::Task {
@@ -876,4 +938,93 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
     }
     write_atomic(&dir.join("manifest.md"), md.as_bytes())?;
     Ok(manifest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tempdir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "amazons-shard-{tag}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("shards")).expect("temp dir");
+        d
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
+            .expect("shards")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// 4x4 after White's first move: Black (to move) wins, with some winning and some
+    /// losing moves; returns the position, a losing and a winning Black move.
+    fn black_to_move() -> (Position, Move, Move) {
+        let root = Position::start("4x4").expect("4x4");
+        let g = Geometry::new(root.board);
+        let pos = Pos::from_position(&root);
+        let after = pos.play(pos.moves(&g)[0]);
+        let opts = Options {
+            hash_mib: 4,
+            ..Options::default()
+        };
+        let (mut losing, mut winning) = (None, None);
+        for m in after.moves(&g) {
+            let child = after.play(m).to_position(&g);
+            let w = crate::solve(&child, &opts, "test").expect("solve").winner;
+            match w {
+                Color::White if losing.is_none() => losing = Some(m),
+                Color::Black if winning.is_none() => winning = Some(m),
+                _ => {}
+            }
+        }
+        let p = after.to_position(&g);
+        (
+            p,
+            losing.expect("a losing move"),
+            winning.expect("a winning move"),
+        )
+    }
+
+    #[test]
+    fn a_refuted_guess_leaves_no_shards_and_every_move_split_finds_the_win() {
+        let (p, losing, winning) = black_to_move();
+        let opts = Options {
+            hash_mib: 4,
+            ..Options::default()
+        };
+        let dir = tempdir("guess");
+        // A sibling whose name shares a prefix must survive the clean-up.
+        std::fs::write(dir.join("shards").join("t0.cert"), b"x").expect("write");
+        let refuted = prove_guess(&dir, &p, losing, "t", &p, &opts, 1).expect("no error");
+        assert!(refuted.is_none(), "the losing guess is refuted");
+        assert_eq!(
+            files(&dir),
+            vec!["t0.cert".to_string()],
+            "refuted shards removed"
+        );
+
+        // Every move a subtask, losing move first: the winning move proves the task alone.
+        let order = vec![losing, winning];
+        let found = prove_every_move(&dir, &p, &order, "t", &p, &opts, 1).expect("found");
+        assert_eq!(found.0.tasks.len(), 1);
+        assert_eq!(found.1[0].winner, Color::Black);
+        let done = finish_split(&dir, &p, "t", &p, found, Instant::now()).expect("manifest");
+        assert_eq!(done.winner, Color::Black);
+        let cert = amazons_format::decode(
+            &amazons_format::stored::read(&shard_file(&dir, "t")).expect("read"),
+        )
+        .expect("decode");
+        let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
+        amazons_checker::check_with(&cert, &shards).expect("the split manifest checks");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

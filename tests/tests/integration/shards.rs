@@ -294,6 +294,12 @@ fn tasks_over_budget_are_split_or_left_open() {
         report.shards > plan.unique().count(),
         "nested shards are checked too"
     );
+    // Every shard on disk is part of the proof: a refuted guess leaves none behind.
+    let files = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .flatten()
+        .count();
+    assert_eq!(report.shards, files, "shards on disk outside the proof");
     assert_eq!(
         manifest.root.winner,
         amazons_format::Color::Black,
