@@ -462,8 +462,9 @@ fn solve_position(
 /// disk, solved whole within the node budget, or else split `depth` levels deeper. A
 /// budget-limited search decides the direction: if it leans towards the side to move,
 /// its most promising move is fixed and each reply becomes a subtask `NAME.i-move` (up
-/// to three guesses; a refuted guess's shards are removed); if not, or if all three
-/// guesses were refuted, every move is a subtask, tried most promising first.
+/// to three guesses; a refuted guess's shards are removed, and then the next three moves
+/// are tried as subtasks of their own); if not, every move is a subtask, most promising
+/// first.
 /// `Err(Attempt::Budget)` leaves the task open: a subtask was over budget at the last
 /// level.
 fn prove_position(
@@ -487,6 +488,7 @@ fn prove_position(
     let guess_opts = crate::main_search_options(opts);
     let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
     let mut order = ranked.clone();
+    let mut tries = None;
     if lean {
         // The side to move seems to win: fix its most promising move, one subtask per
         // reply; up to three guesses, a refuted one replaced by the next.
@@ -494,16 +496,18 @@ fn prove_position(
             match prove_guess(dir, position, first, name, root, opts, depth)? {
                 Some(found) => return finish_split(dir, position, name, root, found, t),
                 None => {
-                    // Refuted: tried again last, and only if no other move wins.
+                    // Refuted: not tried again.
                     order.retain(|&m| m != first);
-                    order.push(first);
                 }
             }
         }
+        // Then the next few moves, each a subtask of its own (solved whole if it fits
+        // the budget): the work stays bounded when the search keeps misjudging.
+        tries = Some(GUESSES);
     }
     // The side to move seems to lose, or its best guesses were refuted: every move is a
     // subtask (most promising first); if one of them wins, it alone proves the task.
-    let found = prove_every_move(dir, position, &order, name, root, opts, depth)?;
+    let found = prove_every_move(dir, position, &order, tries, name, root, opts, depth)?;
     finish_split(dir, position, name, root, found, t)
 }
 
@@ -549,12 +553,16 @@ fn prove_guess(
     Ok(Some((sub, done)))
 }
 
-/// The other split: every move of `position` is a subtask, tried in `order`; the first
-/// that the side to move wins proves the task alone, else all of them prove the loss.
+/// The other split: every move of `position` is a subtask, tried in `order` (moves not
+/// in it last); the first that the side to move wins proves the task alone, else all of
+/// them prove the loss. With `tries`, only the first `tries` moves of `order` are
+/// tried, and the task stays open unless one of them wins.
+#[allow(clippy::too_many_arguments)]
 fn prove_every_move(
     dir: &Path,
     position: &Position,
     order: &[Move],
+    tries: Option<usize>,
     name: &str,
     root: &Position,
     opts: &Options,
@@ -562,7 +570,10 @@ fn prove_every_move(
 ) -> Result<(Plan, Vec<Done>), Attempt> {
     let sub = Plan::new(position, None)?.prefixed(name);
     let mut tasks: Vec<&Task> = sub.unique().collect();
-    tasks.sort_by_key(|t| order.iter().position(|&m| m == t.mv));
+    tasks.sort_by_key(|t| order.iter().position(|&m| m == t.mv).unwrap_or(usize::MAX));
+    if let Some(n) = tries {
+        tasks.retain(|t| order.iter().take(n).any(|&m| m == t.mv));
+    }
     let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
     let mut open = false;
     for t in tasks {
@@ -583,7 +594,7 @@ fn prove_every_move(
             Err(e) => return Err(e),
         }
     }
-    if open {
+    if open || tries.is_some() {
         return Err(Attempt::Budget);
     }
     let done = sub.complete(results);
@@ -1014,7 +1025,7 @@ mod tests {
 
         // Every move a subtask, losing move first: the winning move proves the task alone.
         let order = vec![losing, winning];
-        let found = prove_every_move(&dir, &p, &order, "t", &p, &opts, 1).expect("found");
+        let found = prove_every_move(&dir, &p, &order, Some(2), "t", &p, &opts, 1).expect("found");
         assert_eq!(found.0.tasks.len(), 1);
         assert_eq!(found.1[0].winner, Color::Black);
         let done = finish_split(&dir, &p, "t", &p, found, Instant::now()).expect("manifest");
