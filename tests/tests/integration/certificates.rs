@@ -80,6 +80,7 @@ fn committed_partial_shards_check() {
         }
         let plan = amazons_solver::shard::Plan::read(&sub).expect("plan file");
         let shards = DirShards::scan(&sub.join("shards"));
+        let mut tasks = std::collections::HashSet::new();
         for task in plan.unique() {
             let Some(path) = amazons_solver::shard::on_disk(&plan.shard_path(&sub, task)) else {
                 continue;
@@ -89,6 +90,19 @@ fn committed_partial_shards_check() {
                 .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
             let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
             assert_eq!(cert.root.position, task.position, "{}", path.display());
+            tasks.insert(path);
+        }
+        // Subtask shards of tasks split but not finished yet: each is a certificate of
+        // its own position, and must check.
+        for path in std::fs::read_dir(sub.join("shards"))
+            .expect("shards directory")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| amazons_format::stored::is_cert_path(p) && !tasks.contains(p))
+        {
+            let bytes = amazons_format::stored::read(&path).expect("readable shard");
+            amazons_checker::check_bytes_with(&bytes, &shards)
+                .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
         }
     }
 }
