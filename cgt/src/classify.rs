@@ -32,14 +32,16 @@ pub enum Class {
     Hot,
 }
 
-/// How a bound holds (paper II-D).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// How a bound holds (paper II-D). The order is the dominance order of addition:
+/// relaxed beats tightened beats plain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BoundKind {
-    /// `G >= v` (lower) or `G <= v` (upper).
+    /// `G >= v` (lower) or `G <= v` (upper): the value itself is included.
     Plain,
-    /// `G > v` or `G < v`.
+    /// `G > v` or `G < v`: the value is excluded.
     Tightened,
-    /// Only `G > v - e` or `G < v + e` for every `e > 0`.
+    /// Only `G > v - e` or `G < v + e` for every `e > 0`: the game may be infinitesimally
+    /// beyond the value.
     Relaxed,
 }
 
@@ -48,6 +50,43 @@ pub enum BoundKind {
 pub struct Bound {
     pub value: Rational,
     pub kind: BoundKind,
+}
+
+impl Bound {
+    /// The plain bound at the integer `v`.
+    pub fn plain(v: i64) -> Bound {
+        Bound {
+            value: Rational::int(v),
+            kind: BoundKind::Plain,
+        }
+    }
+
+    /// The relaxed bound at the integer `v`.
+    pub fn relaxed(v: i64) -> Bound {
+        Bound {
+            value: Rational::int(v),
+            kind: BoundKind::Relaxed,
+        }
+    }
+
+    /// The tightened bound at the integer `v`.
+    pub fn tightened(v: i64) -> Bound {
+        Bound {
+            value: Rational::int(v),
+            kind: BoundKind::Tightened,
+        }
+    }
+}
+
+impl std::ops::Add for Bound {
+    type Output = Bound;
+    /// Values add; the kind of the sum is the dominant kind (paper II-D rules 1-3).
+    fn add(self, o: Bound) -> Bound {
+        Bound {
+            value: self.value + o.value,
+            kind: self.kind.max(o.kind),
+        }
+    }
 }
 
 impl Thermograph {

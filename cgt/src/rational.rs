@@ -81,6 +81,11 @@ impl Rational {
         self.den == 1
     }
 
+    /// The integer value, if this is an integer.
+    pub fn as_integer(self) -> Option<i64> {
+        self.is_integer().then_some(self.num)
+    }
+
     /// True if the denominator is a power of two.
     pub fn is_dyadic(self) -> bool {
         self.den & (self.den - 1) == 0

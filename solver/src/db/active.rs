@@ -471,27 +471,11 @@ fn outcome_of(black_first_wins: bool, white_first_wins: bool) -> Outcome {
     }
 }
 
-/// `eval` rational of a `cgt` rational.
-pub fn to_eval_rational(r: CRational) -> eb::Rational {
-    eb::Rational::new(r.numer(), r.denom())
-}
-
-fn to_eval_bound(b: CBound) -> eb::Bound {
-    eb::Bound {
-        value: to_eval_rational(b.value),
-        kind: match b.kind {
-            CBoundKind::Plain => eb::BoundKind::Plain,
-            CBoundKind::Tightened => eb::BoundKind::Tightened,
-            CBoundKind::Relaxed => eb::BoundKind::Relaxed,
-        },
-    }
-}
-
 /// `eval` bounds of `cgt` bounds `(lower, upper)`.
 pub fn to_eval_bounds(b: (CBound, CBound)) -> eb::Bounds {
     eb::Bounds {
-        lower: to_eval_bound(b.0),
-        upper: to_eval_bound(b.1),
+        lower: b.0,
+        upper: b.1,
     }
 }
 

@@ -7,178 +7,11 @@
 //!   `G > x - d` for every positive number `d` (so `G >= x` is not claimed).
 //! * symmetric for the upper endpoint.
 
+pub use amazons_cgt::{Bound, BoundKind, Rational};
 use amazons_format::Color;
-use std::cmp::Ordering;
 use std::fmt;
 use std::iter::Sum;
 use std::ops::{Add, AddAssign, Neg};
-
-fn gcd(mut a: i128, mut b: i128) -> i128 {
-    a = a.abs();
-    b = b.abs();
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a
-}
-
-/// A small exact fraction `num / den`, always normalized (`den > 0`, lowest terms).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Rational {
-    num: i64,
-    den: i64,
-}
-
-impl Rational {
-    pub const ZERO: Rational = Rational { num: 0, den: 1 };
-
-    /// `num / den`, normalized. `den` must not be zero (an internal invariant: the
-    /// evaluation only builds integers and halves).
-    pub fn new(num: i64, den: i64) -> Rational {
-        assert!(den != 0, "rational with zero denominator");
-        Self::from_i128(num as i128, den as i128)
-    }
-
-    fn from_i128(num: i128, den: i128) -> Rational {
-        let (mut n, mut d) = if den < 0 { (-num, -den) } else { (num, den) };
-        let g = gcd(n, d).max(1);
-        n /= g;
-        d /= g;
-        // Bounds are sums of at most a few hundred small terms: overflow is a bug.
-        Rational {
-            num: i64::try_from(n).expect("rational numerator overflow"),
-            den: i64::try_from(d).expect("rational denominator overflow"),
-        }
-    }
-
-    pub const fn int(n: i64) -> Rational {
-        Rational { num: n, den: 1 }
-    }
-
-    pub fn num(self) -> i64 {
-        self.num
-    }
-
-    pub fn den(self) -> i64 {
-        self.den
-    }
-
-    pub fn is_integer(self) -> bool {
-        self.den == 1
-    }
-
-    /// The integer value, if this is an integer.
-    pub fn as_integer(self) -> Option<i64> {
-        self.is_integer().then_some(self.num)
-    }
-
-    pub fn signum(self) -> i64 {
-        self.num.signum()
-    }
-}
-
-impl From<i64> for Rational {
-    fn from(n: i64) -> Rational {
-        Rational::int(n)
-    }
-}
-
-impl Ord for Rational {
-    fn cmp(&self, o: &Rational) -> Ordering {
-        (self.num as i128 * o.den as i128).cmp(&(o.num as i128 * self.den as i128))
-    }
-}
-
-impl PartialOrd for Rational {
-    fn partial_cmp(&self, o: &Rational) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Add for Rational {
-    type Output = Rational;
-    fn add(self, o: Rational) -> Rational {
-        Rational::from_i128(
-            self.num as i128 * o.den as i128 + o.num as i128 * self.den as i128,
-            self.den as i128 * o.den as i128,
-        )
-    }
-}
-
-impl Neg for Rational {
-    type Output = Rational;
-    fn neg(self) -> Rational {
-        Rational {
-            num: -self.num,
-            den: self.den,
-        }
-    }
-}
-
-impl fmt::Display for Rational {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.den == 1 {
-            write!(f, "{}", self.num)
-        } else {
-            write!(f, "{}/{}", self.num, self.den)
-        }
-    }
-}
-
-/// How an endpoint relates to its value. The order is the dominance order of addition:
-/// relaxed beats tightened beats plain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BoundKind {
-    /// The value itself is included: `G >= x` (lower) or `G <= x` (upper).
-    Plain,
-    /// The value is excluded: `G > x` (lower) or `G < x` (upper).
-    Tightened,
-    /// The game may be infinitesimally beyond the value: `x - e` / `x + e`.
-    Relaxed,
-}
-
-/// One endpoint of [`Bounds`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Bound {
-    pub value: Rational,
-    pub kind: BoundKind,
-}
-
-impl Bound {
-    pub fn plain(v: i64) -> Bound {
-        Bound {
-            value: Rational::int(v),
-            kind: BoundKind::Plain,
-        }
-    }
-
-    pub fn relaxed(v: i64) -> Bound {
-        Bound {
-            value: Rational::int(v),
-            kind: BoundKind::Relaxed,
-        }
-    }
-
-    pub fn tightened(v: i64) -> Bound {
-        Bound {
-            value: Rational::int(v),
-            kind: BoundKind::Tightened,
-        }
-    }
-}
-
-impl Add for Bound {
-    type Output = Bound;
-    /// Values add; the kind of the sum is the dominant kind (paper II-D rules 1-3).
-    fn add(self, o: Bound) -> Bound {
-        Bound {
-            value: self.value + o.value,
-            kind: self.kind.max(o.kind),
-        }
-    }
-}
 
 /// Bounds `[lower, upper]` on the value of a game, from Black's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -307,35 +140,44 @@ impl fmt::Display for Bounds {
 mod tests {
     use super::*;
     use quickcheck::{quickcheck, Arbitrary, Gen};
+    use std::cmp::Ordering;
 
-    impl Arbitrary for Rational {
-        fn arbitrary(g: &mut Gen) -> Rational {
+    /// A small rational (the shared `Rational` type is foreign here, so no `Arbitrary`).
+    #[derive(Debug, Clone, Copy)]
+    struct R(Rational);
+
+    impl Arbitrary for R {
+        fn arbitrary(g: &mut Gen) -> R {
             let n = i64::arbitrary(g) % 50;
             let d = *g.choose(&[1i64, 1, 1, 2, 3, 4, 8]).unwrap_or(&1);
-            Rational::new(n, d)
+            R(q(n, d))
         }
     }
 
-    impl Arbitrary for BoundKind {
-        fn arbitrary(g: &mut Gen) -> BoundKind {
-            *g.choose(&[BoundKind::Plain, BoundKind::Tightened, BoundKind::Relaxed])
-                .unwrap_or(&BoundKind::Plain)
-        }
+    fn q(n: i64, d: i64) -> Rational {
+        Rational::new(n, d).expect("small test fraction")
     }
 
-    impl Arbitrary for Bound {
-        fn arbitrary(g: &mut Gen) -> Bound {
-            Bound {
-                value: Rational::arbitrary(g),
-                kind: BoundKind::arbitrary(g),
-            }
+    /// A random endpoint (`Bound` is foreign here too).
+    #[derive(Debug, Clone, Copy)]
+    struct B(Bound);
+
+    impl Arbitrary for B {
+        fn arbitrary(g: &mut Gen) -> B {
+            let kind = *g
+                .choose(&[BoundKind::Plain, BoundKind::Tightened, BoundKind::Relaxed])
+                .unwrap_or(&BoundKind::Plain);
+            B(Bound {
+                value: R::arbitrary(g).0,
+                kind,
+            })
         }
     }
 
     impl Arbitrary for Bounds {
         fn arbitrary(g: &mut Gen) -> Bounds {
-            let a = Bound::arbitrary(g);
-            let b = Bound::arbitrary(g);
+            let a = B::arbitrary(g).0;
+            let b = B::arbitrary(g).0;
             let (lower, upper) = if a.value <= b.value { (a, b) } else { (b, a) };
             Bounds { lower, upper }
         }
@@ -376,7 +218,7 @@ mod tests {
             (a.lower.kind != BoundKind::Relaxed || s.lower.kind == BoundKind::Relaxed)
                 && (b.upper.kind != BoundKind::Relaxed || s.upper.kind == BoundKind::Relaxed)
         }
-        fn tightened_plus_plain(a: Bound, v: Rational) -> bool {
+        fn tightened_plus_plain(B(a): B, R(v): R) -> bool {
             let t = Bound {
                 value: a.value,
                 kind: BoundKind::Tightened,
@@ -387,7 +229,7 @@ mod tests {
             };
             (t + p).kind == BoundKind::Tightened && (p + t).kind == BoundKind::Tightened
         }
-        fn plain_plus_plain(a: Rational, b: Rational) -> bool {
+        fn plain_plus_plain(R(a): R, R(b): R) -> bool {
             (Bound {
                 value: a,
                 kind: BoundKind::Plain,
@@ -399,8 +241,8 @@ mod tests {
                 == BoundKind::Plain
         }
         quickcheck(relaxed_dominates as fn(Bounds, Bounds) -> bool);
-        quickcheck(tightened_plus_plain as fn(Bound, Rational) -> bool);
-        quickcheck(plain_plus_plain as fn(Rational, Rational) -> bool);
+        quickcheck(tightened_plus_plain as fn(B, R) -> bool);
+        quickcheck(plain_plus_plain as fn(R, R) -> bool);
         // The paper's examples.
         let a = Bounds {
             lower: Bound::plain(1),
@@ -465,11 +307,11 @@ mod tests {
         assert_eq!(
             Bounds {
                 lower: Bound {
-                    value: Rational::new(-3, 2),
+                    value: q(-3, 2),
                     kind: BoundKind::Plain
                 },
                 upper: Bound {
-                    value: Rational::new(5, 16),
+                    value: q(5, 16),
                     kind: BoundKind::Plain
                 }
             }
@@ -496,13 +338,13 @@ mod tests {
 
     #[test]
     fn rational_normalizes_and_orders() {
-        assert_eq!(Rational::new(2, -4), Rational::new(-1, 2));
-        assert_eq!(Rational::new(-1, 2).den(), 2);
-        assert!(Rational::new(1, 3) < Rational::new(1, 2));
-        assert_eq!(Rational::new(1, 2) + Rational::new(1, 2), Rational::int(1));
-        fn order_total(a: Rational, b: Rational) -> bool {
+        assert_eq!(q(2, -4), q(-1, 2));
+        assert_eq!(q(-1, 2).denom(), 2);
+        assert!(q(1, 3) < q(1, 2));
+        assert_eq!(q(1, 2) + q(1, 2), Rational::int(1));
+        fn order_total(R(a): R, R(b): R) -> bool {
             (a < b) as u8 + (a == b) as u8 + (a > b) as u8 == 1 && a + b == b + a
         }
-        quickcheck(order_total as fn(Rational, Rational) -> bool);
+        quickcheck(order_total as fn(R, R) -> bool);
     }
 }
