@@ -64,16 +64,7 @@ pub fn rank_by(mask: u128, binom: impl Fn(u32, u32) -> u64) -> u64 {
 /// [`rank`] for masks within 64 bits.
 #[inline]
 pub fn rank64(mask: u64) -> u64 {
-    let mut r = 0;
-    let mut m = mask;
-    let mut j = 1;
-    while m != 0 {
-        let i = m.trailing_zeros();
-        m &= m - 1;
-        r += binom(i, j);
-        j += 1;
-    }
-    r
+    rank_by(u128::from(mask), binom)
 }
 
 /// The `k`-subset of `{0..n}` with colex rank `r` (inverse of [`rank`]).
