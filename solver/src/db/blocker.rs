@@ -9,28 +9,12 @@
 //! increasing order is the dependency order of the paper's Fig. 6.
 
 use super::build::{child_value, children, deposit, ChildComp};
-use super::index::{expand, groups, next_combination, Kind};
+use super::index::{expand, for_each_subset, groups, Kind};
 use super::regions::{squares, Shape};
 use super::store::DbError;
 use super::view::View;
 use crate::bitboard::Bb;
 use crate::geometry::Geometry;
-
-/// Iterates the `k`-subsets of `n` positions in colex (rank) order.
-fn for_each_subset(
-    n: u32,
-    k: u32,
-    mut f: impl FnMut(u128) -> Result<(), DbError>,
-) -> Result<(), DbError> {
-    let mut m = (1u128 << k) - 1;
-    loop {
-        f(m)?;
-        match next_combination(m, n) {
-            Some(x) => m = x,
-            None => return Ok(()),
-        }
-    }
-}
 
 /// Appends the values of every blocker position of canonical region `c` (at least one
 /// blocker, at most `k` queens in all), in layout order.

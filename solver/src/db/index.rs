@@ -290,6 +290,22 @@ pub fn groups(kind: Kind, k: u32, n: u32) -> Vec<(u32, u32)> {
     v
 }
 
+/// Iterates the `k`-subsets of `n` positions in colex (rank) order.
+pub(crate) fn for_each_subset<E>(
+    n: u32,
+    k: u32,
+    mut f: impl FnMut(u128) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut m = (1u128 << k) - 1;
+    loop {
+        f(m)?;
+        match next_combination(m, n) {
+            Some(x) => m = x,
+            None => return Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

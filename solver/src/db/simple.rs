@@ -6,7 +6,7 @@
 //! `n` squares with one amazon that can shoot `m` arrows has defect `n - m - 1`).
 
 use super::build::{child_value, children, deposit, ChildComp};
-use super::index::{binom, groups, next_combination, Kind};
+use super::index::{binom, for_each_subset, groups, Kind};
 use super::regions::{squares, Shape};
 use super::store::DbError;
 use super::view::View;
@@ -27,15 +27,10 @@ pub(crate) fn compute_region(
     let sq: Vec<u32> = squares(c).collect();
     let kids = children(c, view.index)?;
     for (_, q) in groups(Kind::Simple, k, n) {
-        let mut m = (1u128 << q) - 1;
-        loop {
-            let v = best(g, view, c, deposit(m, &sq), &kids)?;
-            out.push(v);
-            match next_combination(m, n) {
-                Some(x) => m = x,
-                None => break,
-            }
-        }
+        for_each_subset(n, q, |m| {
+            out.push(best(g, view, c, deposit(m, &sq), &kids)?);
+            Ok(())
+        })?;
     }
     Ok(())
 }
