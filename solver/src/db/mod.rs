@@ -345,94 +345,125 @@ pub fn build(
     let start = Instant::now();
 
     // Simple territories.
-    let t0 = Instant::now();
     let shapes = enumerate(cfg.simple_spec());
     let index = RegionIndex::new(shapes.clone());
     let k = cfg.max_queens as u32;
-    let layout = Layout::new(Kind::Simple, k);
-    let offsets = offsets_of(&shapes, &layout);
-    let total = offsets[shapes.len()];
-    let mut values = vec![0u8; total as usize];
-    build::run_levels(
+    let simple = build_table(
+        dir,
+        SIMPLE_FILE,
         Kind::Simple,
+        cfg.simple_spec(),
+        cfg.max_queens,
         &shapes,
-        &offsets,
-        &mut values,
         cfg.threads,
         progress,
-        t0,
-        |r, done, out| {
+        |r, simple, out| {
             let view = View {
                 index: &index,
-                simple: Part {
-                    offsets: &offsets,
-                    layout: &layout,
-                    values: done,
-                },
+                simple,
                 blocker: None,
             };
             simple::compute_region(&g, &view, shapes[r], k, out)
         },
     )?;
-    let header = Header {
-        kind: Kind::Simple,
-        spec: cfg.simple_spec(),
-        max_queens: cfg.max_queens,
-        regions: shapes.len() as u32,
-        entries: total,
-    };
-    let simple_summary = write_table(dir, SIMPLE_FILE, &header, &shapes, &values, t0)?;
 
     // Blocker territories.
-    let t1 = Instant::now();
     let bshapes = enumerate(cfg.blocker_spec());
     let s2b = blocker_map(&index, shapes.len(), &bshapes)
         .ok_or_else(|| DbError::Build("a blocker region is not a simple region".into()))?;
     let bk = cfg.blocker_max_queens as u32;
-    let blayout = Layout::new(Kind::Blocker, bk);
-    let boffsets = offsets_of(&bshapes, &blayout);
-    let btotal = boffsets[bshapes.len()];
-    let mut bvalues = vec![0u8; btotal as usize];
-    build::run_levels(
+    let blocker = build_table(
+        dir,
+        BLOCKER_FILE,
         Kind::Blocker,
+        cfg.blocker_spec(),
+        cfg.blocker_max_queens,
         &bshapes,
-        &boffsets,
-        &mut bvalues,
         cfg.threads,
         progress,
-        t1,
         |r, done, out| {
             let view = View {
                 index: &index,
-                simple: Part {
-                    offsets: &offsets,
-                    layout: &layout,
-                    values: &values,
-                },
-                blocker: Some((
-                    Part {
-                        offsets: &boffsets,
-                        layout: &blayout,
-                        values: done,
-                    },
-                    &s2b,
-                )),
+                simple: simple.part(),
+                blocker: Some((done, &s2b)),
             };
             blocker::compute_region(&g, &view, bshapes[r], bk, out)
         },
     )?;
-    let header = Header {
-        kind: Kind::Blocker,
-        spec: cfg.blocker_spec(),
-        max_queens: cfg.blocker_max_queens,
-        regions: bshapes.len() as u32,
-        entries: btotal,
-    };
-    let blocker_summary = write_table(dir, BLOCKER_FILE, &header, &bshapes, &bvalues, t1)?;
     Ok(Summary {
-        simple: simple_summary,
-        blocker: blocker_summary,
+        simple: simple.summary,
+        blocker: blocker.summary,
         total_time: start.elapsed(),
+    })
+}
+
+/// A table just built: its layout, region offsets, values and what was written.
+struct Built {
+    layout: Layout,
+    offsets: Vec<u64>,
+    values: Vec<u8>,
+    summary: TableSummary,
+}
+
+impl Built {
+    fn part(&self) -> Part<'_> {
+        Part {
+            offsets: &self.offsets,
+            layout: &self.layout,
+            values: &self.values,
+        }
+    }
+}
+
+/// Builds one table region size by region size (`compute` sees the finished smaller
+/// regions of this table as a [`Part`]) and writes it atomically as `dir/name`.
+#[allow(clippy::too_many_arguments)]
+fn build_table(
+    dir: &Path,
+    name: &str,
+    kind: Kind,
+    spec: RegionSpec,
+    max_queens: u8,
+    shapes: &[Shape],
+    threads: usize,
+    progress: &mut dyn FnMut(&Progress),
+    compute: impl Fn(usize, Part<'_>, &mut Vec<u8>) -> Result<(), DbError> + Sync,
+) -> Result<Built, DbError> {
+    let t0 = Instant::now();
+    let layout = Layout::new(kind, max_queens as u32);
+    let offsets = offsets_of(shapes, &layout);
+    let total = offsets[shapes.len()];
+    let mut values = vec![0u8; total as usize];
+    build::run_levels(
+        kind,
+        shapes,
+        &offsets,
+        &mut values,
+        threads,
+        progress,
+        t0,
+        |r, done, out| {
+            let part = Part {
+                offsets: &offsets,
+                layout: &layout,
+                values: done,
+            };
+            compute(r, part, out)
+        },
+    )?;
+    let header = Header {
+        kind,
+        spec,
+        max_queens,
+        regions: shapes.len() as u32,
+        entries: total,
+    };
+    let summary = write_table(dir, name, &header, shapes, &values, t0)?;
+    Ok(Built {
+        layout,
+        offsets,
+        values,
+        summary,
     })
 }
 
