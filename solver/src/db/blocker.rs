@@ -42,8 +42,8 @@ pub(crate) fn compute_region(
 }
 
 /// The maximum over all moves (normal queens freely, blockers shooting back) of 1 + the
-/// value after the move.
-fn best(
+/// value after the move (0 without moves). With no blockers, the simple table's value.
+pub(crate) fn best(
     g: &Geometry,
     view: &View<'_>,
     c: Shape,

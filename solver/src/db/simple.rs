@@ -5,13 +5,13 @@
 //! [`super::build`]). The defect of a position is `empties - value` (seed 001: a region of
 //! `n` squares with one amazon that can shoot `m` arrows has defect `n - m - 1`).
 
-use super::build::{child_value, children, deposit, ChildComp};
+use super::blocker::best;
+use super::build::{children, deposit};
 use super::index::{binom, for_each_subset, groups, Kind};
 use super::regions::{squares, Shape};
 use super::store::DbError;
 use super::view::View;
 use super::Table;
-use crate::bitboard::Bb;
 use crate::geometry::Geometry;
 
 /// Appends the values of every simple position of canonical region `c` with up to `k`
@@ -28,46 +28,12 @@ pub(crate) fn compute_region(
     let kids = children(c, view.index)?;
     for (_, q) in groups(Kind::Simple, k, n) {
         for_each_subset(n, q, |m| {
-            out.push(best(g, view, c, deposit(m, &sq), &kids)?);
+            // A simple position is a blocker position without blockers.
+            out.push(best(g, view, c, 0, deposit(m, &sq), &kids)?);
             Ok(())
         })?;
     }
     Ok(())
-}
-
-/// The maximum over all moves of 1 + the value after the move (0 without moves).
-fn best(
-    g: &Geometry,
-    view: &View<'_>,
-    c: Shape,
-    queens: u128,
-    kids: &[Vec<ChildComp>],
-) -> Result<u8, DbError> {
-    let empties = c & !queens;
-    let e = empties.count_ones();
-    if e == 0 {
-        return Ok(0);
-    }
-    let occ = g.all - Bb(empties);
-    let mut best = 0u32;
-    for q in Bb(queens).iter() {
-        let qb = Bb::from_square(q);
-        let lifted = occ - qb;
-        for to in g.queen_attacks(q, occ).iter() {
-            let tb = Bb::from_square(to);
-            let nq = (queens & !qb.0) | tb.0;
-            for a in g.queen_attacks(to, lifted | tb).iter() {
-                let v = 1 + child_value(view, &kids[a as usize], 0, nq)?;
-                if v > best {
-                    best = v;
-                    if best == e {
-                        return Ok(best as u8);
-                    }
-                }
-            }
-        }
-    }
-    Ok(best as u8)
 }
 
 /// Defect figures of a table.
