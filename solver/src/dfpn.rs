@@ -6,6 +6,7 @@
 
 use crate::eval::{Bounds, EvalConfig, Evaluator};
 use crate::geometry::Geometry;
+use crate::pos::OpponentLiberties;
 use crate::state::State;
 use crate::territory::Territory;
 use crate::tt::{Table, INF};
@@ -48,6 +49,9 @@ struct Kid {
     key: u64,
     phi: u32,
     delta: u32,
+    /// Tie-break among equal disproof numbers, lower first: the opponent's liberties
+    /// (empty squares next to its queens) after the action.
+    order: u32,
 }
 
 /// A df-pn search over one board.
@@ -188,6 +192,10 @@ impl<'g> Search<'g> {
             Color::Black => 1,
         };
         let mut kids = Vec::with_capacity(128);
+        // Move ordering (only among children of equal disproof number): moves that leave
+        // the opponent fewer liberties first. A move empties `from` and fills `to` and
+        // the arrow square, so the count is a few bit operations per child.
+        let libs = OpponentLiberties::new(g, &st.pos);
         st.pos.for_each_move(g, |m| {
             let ck = key
                 ^ g.zobrist(m.from, piece)
@@ -199,6 +207,7 @@ impl<'g> Search<'g> {
                 key: ck,
                 phi: 1,
                 delta: 1,
+                order: libs.after(m),
             });
         });
         if st.spares_of(st.side()) > 0 {
@@ -207,6 +216,7 @@ impl<'g> Search<'g> {
                 key: st.play(Action::Spare).key(g),
                 phi: 1,
                 delta: 1,
+                order: u32::MAX,
             });
         }
         // Start every child's table load before reading any: the misses overlap.
@@ -270,7 +280,7 @@ impl<'g> Search<'g> {
             let (mut phi, mut delta2, mut best) = (INF, INF, 0usize);
             let (mut sum, mut infinite) = (0u64, false);
             for (i, k) in kids.iter().enumerate() {
-                if k.delta < phi {
+                if k.delta < phi || (k.delta == phi && k.order < kids[best].order) {
                     delta2 = phi;
                     phi = k.delta;
                     best = i;

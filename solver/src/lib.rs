@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 pub use dfpn::{Options, Search};
 pub use geometry::Geometry;
-pub use pos::{perft, Pos};
+pub use pos::{perft, OpponentLiberties, Pos};
 pub use state::State;
 
 /// Why a solve produced no certificate.

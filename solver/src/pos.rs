@@ -88,6 +88,12 @@ impl Pos {
         k
     }
 
+    /// The liberties of `color`: empty squares 8-adjacent to its queens (a mobility
+    /// measure; the move-ordering key of the search, see [`OpponentLiberties`]).
+    pub fn liberties(&self, g: &Geometry, color: Color) -> u32 {
+        (g.dilate(self.queens(color)) & self.empty(g)).count()
+    }
+
     /// Whether `color` has a legal move: some queen with an empty neighbour (it can step
     /// there and shoot back).
     #[inline]
@@ -206,5 +212,34 @@ mod tests {
         let moves = p.moves(&g);
         assert!(moves.windows(2).all(|w| w[0] < w[1]), "canonical order");
         assert_eq!(moves.len() as u64, p.count_moves(&g));
+    }
+}
+
+/// The opponent's liberties after each move of the side to move, in a few bit operations
+/// per move: a move empties `from` and fills `to` and the arrow square, and leaves the
+/// opponent's queens where they are.
+#[derive(Debug, Clone, Copy)]
+pub struct OpponentLiberties {
+    /// The opponent's queens and their neighbours.
+    near: Bb,
+    /// The opponent's liberties now.
+    libs: Bb,
+}
+
+impl OpponentLiberties {
+    pub fn new(g: &Geometry, pos: &Pos) -> OpponentLiberties {
+        let near = g.dilate(pos.queens(pos.side.opponent()));
+        OpponentLiberties {
+            near,
+            libs: near & pos.empty(g),
+        }
+    }
+
+    /// `pos.play(m).liberties(g, opponent)` for a legal move `m` of `pos`.
+    #[inline]
+    pub fn after(&self, m: Move) -> u32 {
+        let freed = self.near & Bb::from_square(m.from);
+        let gone = Bb::from_square(m.to) | Bb::from_square(m.arrow);
+        ((self.libs | freed) - gone).count()
     }
 }

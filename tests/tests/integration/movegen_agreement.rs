@@ -2,8 +2,8 @@
 
 use crate::common::{random_position, solver_moves, Rng};
 use amazons_checker::rules;
-use amazons_format::{Board, Color, Move, Position};
-use amazons_solver::{Geometry, Pos};
+use amazons_format::{Board, Cell, Color, Move, Position};
+use amazons_solver::{Geometry, OpponentLiberties, Pos};
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use std::fmt;
 
@@ -100,6 +100,60 @@ fn same_moves(s: Sample) -> TestResult {
 #[test]
 fn solver_and_checker_generate_the_same_moves_in_the_same_order() {
     quickcheck(5000, 11).quickcheck(same_moves as fn(Sample) -> TestResult);
+}
+
+/// Empty cells 8-adjacent to a queen of `color`, counted cell by cell on the checker's
+/// position (no bitboards).
+fn plain_liberties(p: &Position, color: Color) -> u32 {
+    let (w, h) = (p.board.width as i64, p.board.height as i64);
+    let cell = |x: i64, y: i64| p.cells[p.board.square(x as usize, y as usize) as usize];
+    let mut n = 0;
+    for y in 0..h {
+        for x in 0..w {
+            if cell(x, y) != Cell::Empty {
+                continue;
+            }
+            let near_queen = (-1..=1).any(|dy| {
+                (-1..=1).any(|dx| {
+                    let (nx, ny) = (x + dx, y + dy);
+                    (dx, dy) != (0, 0)
+                        && (0..w).contains(&nx)
+                        && (0..h).contains(&ny)
+                        && cell(nx, ny) == Cell::queen(color)
+                })
+            });
+            n += u32::from(near_queen);
+        }
+    }
+    n
+}
+
+/// The search's move-ordering key, the opponent's liberties after a move, is computed
+/// incrementally; it must equal a plain count on the position after the move.
+fn liberties_agree(s: Sample) -> TestResult {
+    let p = &s.position;
+    let g = Geometry::new(p.board);
+    let pos = Pos::from_position(p);
+    let opp = p.to_move.opponent();
+    if pos.liberties(&g, opp) != plain_liberties(p, opp) {
+        return TestResult::error("liberties differ from the plain count");
+    }
+    let libs = OpponentLiberties::new(&g, &pos);
+    for m in rules::legal_moves(p) {
+        let (fast, plain) = (libs.after(m), plain_liberties(&rules::play(p, m), opp));
+        if fast != plain {
+            return TestResult::error(format!(
+                "after {}: incremental {fast}, plain {plain}",
+                m.notation(p.board)
+            ));
+        }
+    }
+    TestResult::passed()
+}
+
+#[test]
+fn incremental_liberties_match_a_plain_count() {
+    quickcheck(2000, 14).quickcheck(liberties_agree as fn(Sample) -> TestResult);
 }
 
 fn legality_agrees(s: Sample) -> TestResult {

@@ -397,16 +397,25 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
 
 #[test]
 fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
-    // 5x4 from the root: White's winning first move leaves Black to move and losing, so
-    // when that task is over budget the split must make every Black move a subtask
+    // 5x4 with White's winning first move fixed: every task is a Black reply that loses,
+    // so when such a task is over budget the split must make every Black move a subtask
     // (a fixed Black move could never be proven). The result is a White win that checks.
     let root = Position::start("5x4").expect("5x4");
-    let plan = Plan::new(&root, None).expect("plan");
+    let winning = Move::parse(root.board, "b1-b2xd2").expect("move");
+    let plan = Plan::new(&root, Some(winning)).expect("plan");
     let dir = fresh_dir("and-split");
-    let opts = amazons_solver::Options {
-        max_nodes: Some(1500),
+    // A quarter of what the whole position after the move needs: the hardest replies do
+    // not fit (measured, so that the test does not depend on how good the search is).
+    let small = amazons_solver::Options {
         hash_mib: 4,
         ..small_options()
+    };
+    let after = amazons_checker::rules::play(&root, winning);
+    let whole = amazons_solver::solve(&after, &small, "amazons-tests").expect("solves whole");
+    assert_eq!(whole.winner, amazons_format::Color::White);
+    let opts = amazons_solver::Options {
+        max_nodes: Some((whole.search_nodes / 4).max(1)),
+        ..small
     };
     let budget = shard::Budget {
         threads: 2,
@@ -418,9 +427,10 @@ fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
     assert_eq!(manifest.root.winner, amazons_format::Color::White);
     let shards = DirShards::scan(&dir.join("shards"));
     let report = check_with(&manifest, &shards).expect("manifest checks");
+    let tasks = plan.unique().count();
     assert!(
-        report.shards > 1,
-        "the winning task was split: {} shards",
+        report.shards > tasks,
+        "some reply was split: {} shards for {tasks} tasks",
         report.shards
     );
     let _ = std::fs::remove_dir_all(&dir);
