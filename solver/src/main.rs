@@ -487,7 +487,8 @@ fn db(command: DbCommand) -> Result<ExitCode> {
 #[derive(Args, Debug, Clone)]
 struct Sharding {
     /// Split the root into tasks, one certificate each under DIR/shards/, plus the
-    /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept).
+    /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept; tasks an earlier
+    /// run split and left open go last).
     #[arg(long, value_name = "DIR")]
     shards: Option<PathBuf>,
     /// With --shards: fix this first move and make one task per reply.

@@ -408,6 +408,24 @@ impl From<ShardError> for Attempt {
     }
 }
 
+/// Names of tasks with subtask shards (`NAME.SUB.cert[.zst]`) in the `shards` directory:
+/// tasks an earlier run split. Finished ones are skipped anyway; the others were left open.
+fn tried_before(shards: &Path) -> std::collections::HashSet<String> {
+    let Ok(entries) = std::fs::read_dir(shards) else {
+        return Default::default();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name().into_string().ok()?;
+            let stem = n
+                .strip_suffix(".cert.zst")
+                .or_else(|| n.strip_suffix(".cert"))?;
+            Some(stem.split_once('.')?.0.to_string())
+        })
+        .collect()
+}
+
 fn shard_file(dir: &Path, name: &str) -> PathBuf {
     dir.join("shards").join(format!("{name}.cert"))
 }
@@ -704,6 +722,10 @@ pub fn run_with(
         crate::tt::release_spare();
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
+    // Tasks an earlier run tried and left open are hard: start with the others (stable,
+    // so the order among each group stays).
+    let tried = tried_before(&shards);
+    work.sort_by_key(|t| tried.contains(&t.name));
     // Without a fixed first move, one task the side to move wins settles the root: no
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);
@@ -964,6 +986,28 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(d.join("shards")).expect("temp dir");
         d
+    }
+
+    #[test]
+    fn tasks_with_subtask_shards_count_as_tried() {
+        let d = tempdir("tried");
+        let shards = d.join("shards");
+        for f in [
+            "001-b1-a1xc1.cert",
+            "002-b1-a1xd1.cert.zst",
+            "044-b1-c2xa4.131-b4-b3xb4.cert.zst",
+            "049-b1-b3xc2.025-f3-e2xd2.cert",
+            "049-b1-b3xc2.091-b4-d4xd3.cert",
+            "notes.txt",
+            "050-b1-b3xc3.tmp",
+        ] {
+            std::fs::write(shards.join(f), b"x").expect("write");
+        }
+        let mut tried: Vec<String> = tried_before(&shards).into_iter().collect();
+        tried.sort();
+        assert_eq!(tried, ["044-b1-c2xa4", "049-b1-b3xc2"]);
+        assert!(tried_before(&d.join("missing")).is_empty());
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     fn files(dir: &Path) -> Vec<String> {
