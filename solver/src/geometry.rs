@@ -16,6 +16,30 @@ const DIRS: [(i32, i32); 8] = [
     (-1, -1),
 ];
 
+/// The squares reached along the eight `rays` of a square (as words of type `$w`) with
+/// `occ` occupied; `$ray(b, d)` is the ray from square `b` in direction `d`. Directions
+/// 0..4 increase the index, so the nearest blocker is the lowest bit; 4..8 the highest.
+macro_rules! slide {
+    ($rays:expr, $occ:expr, $ray:expr, $w:ty) => {{
+        let (rays, occ, ray_from): ([$w; 8], $w, _) = ($rays, $occ, $ray);
+        let mut out: $w = 0;
+        for (d, &ray) in rays.iter().enumerate() {
+            let block = ray & occ;
+            out |= if block == 0 {
+                ray
+            } else {
+                let b = if d < 4 {
+                    block.trailing_zeros() as usize
+                } else {
+                    (<$w>::BITS - 1 - block.leading_zeros()) as usize
+                };
+                ray & !ray_from(b, d) & !((1 as $w) << b)
+            };
+        }
+        out
+    }};
+}
+
 /// Precomputed tables for one board size.
 #[derive(Debug, Clone)]
 pub struct Geometry {
@@ -29,6 +53,10 @@ pub struct Geometry {
     /// `rays[sq][dir]`: the squares from `sq` (exclusive) to the edge in `dir` (one
     /// cache-friendly row per square).
     rays: Vec<[Bb; 8]>,
+    /// The same rays as 64-bit words, for boards of at most 64 squares (empty otherwise):
+    /// every board of the paper's table fits, and 64-bit operations are about twice as
+    /// fast as 128-bit ones here.
+    rays64: Vec<[u64; 8]>,
     /// Zobrist keys: `[sq][0]` White queen, `[sq][1]` Black queen, `[sq][2]` arrow.
     zobrist: Vec<[u64; 3]>,
     pub zobrist_black_to_move: u64,
@@ -78,7 +106,14 @@ impl Geometry {
                     ray
                 })
             })
-            .collect();
+            .collect::<Vec<[Bb; 8]>>();
+        let rays64 = if len <= 64 {
+            rays.iter()
+                .map(|r| std::array::from_fn(|d| r[d].0 as u64))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut seed = 0x5EED_A3A2_0115_u64 ^ ((w as u64) << 8 | h as u64);
         let zobrist = (0..len)
             .map(|_| {
@@ -97,6 +132,7 @@ impl Geometry {
             not_first_file: all - first,
             not_last_file: all - last,
             rays,
+            rays64,
             zobrist,
             zobrist_black_to_move: splitmix(&mut seed),
         }
@@ -105,29 +141,22 @@ impl Geometry {
     /// Squares a queen on `sq` reaches, with `occ` the occupied squares.
     #[inline]
     pub fn queen_attacks(&self, sq: u8, occ: Bb) -> Bb {
-        let rays = &self.rays[sq as usize];
-        let mut out = Bb::EMPTY;
-        // Directions 0..4 increase the index: the nearest blocker is the lowest bit.
-        for (d, &ray) in rays.iter().enumerate().take(4) {
-            let block = (ray & occ).0;
-            out |= if block == 0 {
-                ray
-            } else {
-                let b = block.trailing_zeros() as usize;
-                Bb(ray.0 & !self.rays[b][d].0 & !(1u128 << b))
-            };
+        if let Some(rays) = self.rays64.get(sq as usize) {
+            return Bb(u128::from(self.queen_attacks64(rays, occ.0 as u64)));
         }
-        // Directions 4..8 decrease it: the nearest blocker is the highest bit.
-        for (d, &ray) in rays.iter().enumerate().skip(4) {
-            let block = (ray & occ).0;
-            out |= if block == 0 {
-                ray
-            } else {
-                let b = 127 - block.leading_zeros() as usize;
-                Bb(ray.0 & !self.rays[b][d].0 & !(1u128 << b))
-            };
-        }
-        out
+        let rays: [u128; 8] = std::array::from_fn(|d| self.rays[sq as usize][d].0);
+        Bb(slide!(
+            rays,
+            occ.0,
+            |b: usize, d: usize| self.rays[b][d].0,
+            u128
+        ))
+    }
+
+    /// [`Self::queen_attacks`] on a board of at most 64 squares.
+    #[inline]
+    fn queen_attacks64(&self, rays: &[u64; 8], occ: u64) -> u64 {
+        slide!(*rays, occ, |b: usize, d: usize| self.rays64[b][d], u64)
     }
 
     /// The set plus its eight-neighbourhood, within the board.
