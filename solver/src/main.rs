@@ -63,6 +63,11 @@ enum Command {
         /// Table size in MiB for each task's command.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
+        /// Only the tasks still to solve (no shard on disk that checks; every shard there
+        /// is checked first), those an earlier run split and left open last: to resubmit
+        /// what is left of a batch.
+        #[arg(long)]
+        pending: bool,
     },
     /// Assemble (and check) the manifest of a sharded result whose shards are all on disk.
     Manifest {
@@ -944,15 +949,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             solve(board, setup, output, &opts)
         }
-        Command::Tasks { split, hash } => {
+        Command::Tasks {
+            split,
+            hash,
+            pending,
+        } => {
             let plan = split.plan()?;
             let shards = split.shards;
             std::fs::create_dir_all(shards.join("shards"))
                 .with_context(|| format!("cannot create {}", shards.display()))?;
             plan.write(&shards)?;
             // A closed pipe (e.g. `| head`) ends the listing quietly rather than panicking.
+            let tasks: Vec<&amazons_solver::shard::Task> = if pending {
+                amazons_solver::shard::pending(&plan, &shards)
+            } else {
+                plan.unique().collect()
+            };
             let mut out = std::io::stdout().lock();
-            for task in plan.unique() {
+            for task in tasks {
                 let line = writeln!(
                     out,
                     "amazons solve --position '{}' --to-move {} --hash {hash} -q -o '{}'",

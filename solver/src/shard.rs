@@ -408,6 +408,24 @@ impl From<ShardError> for Attempt {
     }
 }
 
+/// The tasks of `plan` still to solve (no shard on disk that checks), in the order a
+/// resumed run takes them: tasks an earlier run split and left open last.
+pub fn pending<'p>(plan: &'p Plan, dir: &Path) -> Vec<&'p Task> {
+    let mut v: Vec<&Task> = plan
+        .unique()
+        .filter(|t| existing(&plan.shard_path(dir, t), t).is_none())
+        .collect();
+    tried_last(&mut v, &dir.join("shards"));
+    v
+}
+
+/// Moves the tasks an earlier run tried and left open (hard ones) behind the others,
+/// keeping the order within each group.
+fn tried_last(work: &mut [&Task], shards: &Path) {
+    let tried = tried_before(shards);
+    work.sort_by_key(|t| tried.contains(&t.name));
+}
+
 /// Names of tasks with subtask shards (`NAME.SUB.cert[.zst]`) in the `shards` directory:
 /// tasks an earlier run split. Finished ones are skipped anyway; the others were left open.
 fn tried_before(shards: &Path) -> std::collections::HashSet<String> {
@@ -722,10 +740,7 @@ pub fn run_with(
         crate::tt::release_spare();
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
-    // Tasks an earlier run tried and left open are hard: start with the others (stable,
-    // so the order among each group stays).
-    let tried = tried_before(&shards);
-    work.sort_by_key(|t| tried.contains(&t.name));
+    tried_last(&mut work, &shards);
     // Without a fixed first move, one task the side to move wins settles the root: no
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);

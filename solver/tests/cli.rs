@@ -453,7 +453,22 @@ fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    for line in &lines {
+    let pending = || -> Vec<String> {
+        let mut a = vec!["tasks"];
+        a.extend(setup);
+        a.extend(["--shards", s(&dir), "--hash", "8", "--pending"]);
+        ok(&a).stdout.lines().map(str::to_string).collect()
+    };
+    assert_eq!(
+        pending(),
+        lines,
+        "nothing solved yet: every task is pending"
+    );
+    for (i, line) in lines.iter().enumerate() {
+        if i == 2 {
+            // Two tasks done: `--pending` lists the others, for resubmitting.
+            assert_eq!(pending(), lines[2..], "the two solved tasks are left out");
+        }
         assert!(line.starts_with("amazons solve --position "), "{line}");
         let status = Command::new("sh")
             .arg("-c")
@@ -463,6 +478,7 @@ fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
             .expect("run a task");
         assert!(status.success(), "task failed: {line}");
     }
+    assert!(pending().is_empty(), "all tasks solved");
     let mut args = vec!["manifest"];
     args.extend(setup);
     args.extend(["--shards", s(&dir)]);

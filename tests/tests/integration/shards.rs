@@ -31,6 +31,38 @@ fn run(plan: &Plan, dir: &Path, threads: usize) -> (Certificate, Vec<shard::Done
 }
 
 #[test]
+fn pending_lists_the_tasks_left_with_tried_ones_last() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("pending");
+    assert_eq!(shard::pending(&plan, &dir).len(), plan.unique().count());
+    run(&plan, &dir, 2);
+    assert!(shard::pending(&plan, &dir).is_empty(), "all solved");
+    let unique: Vec<&shard::Task> = plan.unique().collect();
+    let (a, b, c) = (unique[1], unique[3], unique[5]);
+    // Task a: its shard removed. Task b: removed, with a subtask shard left by a split
+    // (tried before). Task c: its shard corrupted (does not check, so to do again).
+    for t in [a, b] {
+        let path = plan.shard_path(&dir, t);
+        std::fs::remove_file(&path).expect("remove shard");
+    }
+    let sub = dir
+        .join("shards")
+        .join(format!("{}.000-a1-a2xa3.cert", b.name));
+    std::fs::write(&sub, b"partial").expect("write subtask file");
+    let path = plan.shard_path(&dir, c);
+    let mut bytes = std::fs::read(&path).expect("read shard");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, bytes).expect("corrupt shard");
+    let left: Vec<&str> = shard::pending(&plan, &dir)
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(left, [a.name.as_str(), c.name.as_str(), b.name.as_str()]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn interrupted_run_resumes_to_the_same_root_hash() {
     let plan = plan_4x4();
     let dir = fresh_dir("resume");
