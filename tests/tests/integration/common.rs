@@ -23,12 +23,12 @@ pub fn data_dir() -> PathBuf {
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// The next word of the solver's splitmix64 stream from this state.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        let mut inner = amazons_solver::db::Rng(self.0);
+        let word = inner.next_u64();
+        self.0 = inner.0;
+        word
     }
 
     /// Uniform in `0..n` (`n > 0`).
