@@ -16,9 +16,12 @@ use super::view::View;
 use crate::bitboard::Bb;
 use crate::geometry::Geometry;
 
-/// Appends the values of every blocker position of canonical region `c` (at least one
-/// blocker, at most `k` queens in all), in layout order.
+/// Appends the values of every position of canonical region `c` in the table `kind`
+/// (blocker: at least one blocker, at most `k` queens in all; simple: 1..=`k` queens and
+/// no blockers, so a simple position is a blocker position without blockers), in layout
+/// order.
 pub(crate) fn compute_region(
+    kind: Kind,
     g: &Geometry,
     view: &View<'_>,
     c: Shape,
@@ -28,12 +31,12 @@ pub(crate) fn compute_region(
     let n = c.count_ones();
     let sq: Vec<u32> = squares(c).collect();
     let kids = children(c, view.index)?;
-    for (b, q) in groups(Kind::Blocker, k, n) {
+    for (b, q) in groups(kind, k, n) {
         for_each_subset(n, b, |bm| {
             let blockers = deposit(bm, &sq);
             for_each_subset(n - b, q, |qm| {
-                let normals = deposit(expand(qm, bm, n), &sq);
-                out.push(best(g, view, c, blockers, normals, &kids)?);
+                let spread = if bm == 0 { qm } else { expand(qm, bm, n) };
+                out.push(best(g, view, c, blockers, deposit(spread, &sq), &kids)?);
                 Ok(())
             })
         })?;
@@ -43,7 +46,7 @@ pub(crate) fn compute_region(
 
 /// The maximum over all moves (normal queens freely, blockers shooting back) of 1 + the
 /// value after the move (0 without moves). With no blockers, the simple table's value.
-pub(crate) fn best(
+fn best(
     g: &Geometry,
     view: &View<'_>,
     c: Shape,

@@ -363,7 +363,7 @@ pub fn build(
                 simple,
                 blocker: None,
             };
-            simple::compute_region(&g, &view, shapes[r], k, out)
+            blocker::compute_region(Kind::Simple, &g, &view, shapes[r], k, out)
         },
     )?;
 
@@ -387,7 +387,7 @@ pub fn build(
                 simple: simple.part(),
                 blocker: Some((done, &s2b)),
             };
-            blocker::compute_region(&g, &view, bshapes[r], bk, out)
+            blocker::compute_region(Kind::Blocker, &g, &view, bshapes[r], bk, out)
         },
     )?;
     Ok(Summary {

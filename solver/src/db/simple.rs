@@ -2,39 +2,11 @@
 //!
 //! Every position of a region (each placement of 1..=K queens, the other squares empty) is
 //! valued by a 1-ply lookup over all its moves into the already built smaller regions (see
-//! [`super::build`]). The defect of a position is `empties - value` (seed 001: a region of
+//! [`super::build`]; the builder is the blocker one without blockers). The defect of a position is `empties - value` (seed 001: a region of
 //! `n` squares with one amazon that can shoot `m` arrows has defect `n - m - 1`).
 
-use super::blocker::best;
-use super::build::{children, deposit};
-use super::index::{binom, for_each_subset, groups, Kind};
-use super::regions::{squares, Shape};
-use super::store::DbError;
-use super::view::View;
+use super::index::{binom, groups, Kind};
 use super::Table;
-use crate::geometry::Geometry;
-
-/// Appends the values of every simple position of canonical region `c` with up to `k`
-/// queens, in layout order.
-pub(crate) fn compute_region(
-    g: &Geometry,
-    view: &View<'_>,
-    c: Shape,
-    k: u32,
-    out: &mut Vec<u8>,
-) -> Result<(), DbError> {
-    let n = c.count_ones();
-    let sq: Vec<u32> = squares(c).collect();
-    let kids = children(c, view.index)?;
-    for (_, q) in groups(Kind::Simple, k, n) {
-        for_each_subset(n, q, |m| {
-            // A simple position is a blocker position without blockers.
-            out.push(best(g, view, c, 0, deposit(m, &sq), &kids)?);
-            Ok(())
-        })?;
-    }
-    Ok(())
-}
 
 /// Defect figures of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
