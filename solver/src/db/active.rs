@@ -53,8 +53,7 @@ use crate::eval::bounds as eb;
 use crate::geometry::Geometry;
 use amazons_cgt::thermograph::Trajectory;
 use amazons_cgt::{
-    Bound as CBound, BoundKind as CBoundKind, CgtError, Class, GameId, GameStore, InfKind, Outcome,
-    Rational as CRational, Thermograph,
+    Bound, BoundKind, CgtError, Class, GameId, GameStore, InfKind, Outcome, Rational, Thermograph,
 };
 use amazons_format::{Board, Cell, Color, Position};
 use std::collections::{HashMap, HashSet};
@@ -447,7 +446,7 @@ pub struct Record {
     pub outcome: Outcome,
     /// Exact bounds from the canonical value: `(lower, upper)` = right and left stops, plain
     /// when `G >= rs` (`G <= ls`), tightened when moreover `G != rs`, relaxed otherwise.
-    pub exact: (CBound, CBound),
+    pub exact: (Bound, Bound),
     /// Canonical value in CGSuite notation, when values are stored.
     pub value: Option<String>,
 }
@@ -457,8 +456,8 @@ pub struct Record {
 /// symmetrically for White with the right wall.
 pub fn thermograph_outcome(th: &Thermograph) -> Outcome {
     let (ls, rs) = (th.left_stop(), th.right_stop());
-    let black = ls > CRational::ZERO || (ls == CRational::ZERO && !th.left_vertical_below_zero());
-    let white = rs < CRational::ZERO || (rs == CRational::ZERO && !th.right_vertical_below_zero());
+    let black = ls > Rational::ZERO || (ls == Rational::ZERO && !th.left_vertical_below_zero());
+    let white = rs < Rational::ZERO || (rs == Rational::ZERO && !th.right_vertical_below_zero());
     outcome_of(black, white)
 }
 
@@ -472,7 +471,7 @@ fn outcome_of(black_first_wins: bool, white_first_wins: bool) -> Outcome {
 }
 
 /// `eval` bounds of `cgt` bounds `(lower, upper)`.
-pub fn to_eval_bounds(b: (CBound, CBound)) -> eb::Bounds {
+pub fn to_eval_bounds(b: (Bound, Bound)) -> eb::Bounds {
     eb::Bounds {
         lower: b.0,
         upper: b.1,
@@ -502,13 +501,13 @@ pub struct ActiveEntry<'a> {
 }
 
 impl ActiveEntry<'_> {
-    pub fn left_stop(&self) -> CRational {
+    pub fn left_stop(&self) -> Rational {
         self.thermograph.left_stop()
     }
-    pub fn right_stop(&self) -> CRational {
+    pub fn right_stop(&self) -> Rational {
         self.thermograph.right_stop()
     }
-    pub fn temperature(&self) -> CRational {
+    pub fn temperature(&self) -> Rational {
         self.thermograph.temperature()
     }
 }
@@ -1074,14 +1073,14 @@ fn thermo_bounds_sound(store: &mut GameStore, g: GameId, th: &Thermograph) -> bo
     let l = store.number(lo.value);
     let h = store.number(hi.value);
     let lo_ok = match lo.kind {
-        CBoundKind::Plain => store.le(l, g),
-        CBoundKind::Tightened => store.lt(l, g),
-        CBoundKind::Relaxed => true,
+        BoundKind::Plain => store.le(l, g),
+        BoundKind::Tightened => store.lt(l, g),
+        BoundKind::Relaxed => true,
     };
     let hi_ok = match hi.kind {
-        CBoundKind::Plain => store.le(g, h),
-        CBoundKind::Tightened => store.lt(g, h),
-        CBoundKind::Relaxed => true,
+        BoundKind::Plain => store.le(g, h),
+        BoundKind::Tightened => store.lt(g, h),
+        BoundKind::Relaxed => true,
     };
     lo_ok && hi_ok
 }
@@ -1254,7 +1253,7 @@ pub fn build_active(
 // | end - 40 | 32 | blake3 hash of every byte before it |
 // | end - 8 | 8 | sentinel `AMZDBEND` |
 
-fn put_rat(out: &mut Vec<u8>, r: CRational) {
+fn put_rat(out: &mut Vec<u8>, r: Rational) {
     out.extend_from_slice(&r.numer().to_le_bytes());
     out.extend_from_slice(&r.denom().to_le_bytes());
 }
@@ -1306,12 +1305,12 @@ fn outcome_from(c: u8) -> Option<Outcome> {
     })
 }
 
-fn put_bound(out: &mut Vec<u8>, b: CBound) {
+fn put_bound(out: &mut Vec<u8>, b: Bound) {
     put_rat(out, b.value);
     out.push(match b.kind {
-        CBoundKind::Plain => 0,
-        CBoundKind::Tightened => 1,
-        CBoundKind::Relaxed => 2,
+        BoundKind::Plain => 0,
+        BoundKind::Tightened => 1,
+        BoundKind::Relaxed => 2,
     });
 }
 
@@ -1319,10 +1318,10 @@ fn put_record(out: &mut Vec<u8>, r: &Record, values: bool) {
     out.extend_from_slice(&r.thermo.to_le_bytes());
     let (tag, x, k) = match r.class {
         Class::Number(x) => (0u8, x, InfKind::Zero),
-        Class::Star => (1, CRational::ZERO, InfKind::Fuzzy),
-        Class::Infinitesimal(k) => (2, CRational::ZERO, k),
+        Class::Star => (1, Rational::ZERO, InfKind::Fuzzy),
+        Class::Infinitesimal(k) => (2, Rational::ZERO, k),
         Class::Tepid(x, k) => (3, x, k),
-        Class::Hot => (4, CRational::ZERO, InfKind::Zero),
+        Class::Hot => (4, Rational::ZERO, InfKind::Zero),
     };
     out.push(tag);
     put_rat(out, x);
@@ -1426,9 +1425,9 @@ impl<'a> Cur<'a> {
         a.copy_from_slice(s);
         Ok(i64::from_le_bytes(a))
     }
-    fn rat(&mut self, what: &str) -> Result<CRational, DbError> {
+    fn rat(&mut self, what: &str) -> Result<Rational, DbError> {
         let (n, d) = (self.i64(what)?, self.i64(what)?);
-        match CRational::new(n, d) {
+        match Rational::new(n, d) {
             Some(r) if r.numer() == n && r.denom() == d => Ok(r),
             _ => Err(self.bad(&format!("{what}: {n}/{d} is not a reduced rational"))),
         }
@@ -1447,15 +1446,15 @@ impl<'a> Cur<'a> {
         }
         Ok(t)
     }
-    fn bound(&mut self) -> Result<CBound, DbError> {
+    fn bound(&mut self) -> Result<Bound, DbError> {
         let value = self.rat("bound value")?;
         let kind = match self.u8("bound kind")? {
-            0 => CBoundKind::Plain,
-            1 => CBoundKind::Tightened,
-            2 => CBoundKind::Relaxed,
+            0 => BoundKind::Plain,
+            1 => BoundKind::Tightened,
+            2 => BoundKind::Relaxed,
             k => return Err(self.bad(&format!("unknown bound kind {k}"))),
         };
-        Ok(CBound { value, kind })
+        Ok(Bound { value, kind })
     }
 }
 
@@ -1923,14 +1922,14 @@ fn outcome_words(o: Outcome) -> &'static str {
     }
 }
 
-fn bound_text(b: &CBound, lower: bool) -> String {
+fn bound_text(b: &Bound, lower: bool) -> String {
     match (b.kind, lower) {
-        (CBoundKind::Plain, true) => format!("[{}", b.value),
-        (CBoundKind::Plain, false) => format!("{}]", b.value),
-        (CBoundKind::Tightened, true) => format!("({}", b.value),
-        (CBoundKind::Tightened, false) => format!("{})", b.value),
-        (CBoundKind::Relaxed, true) => format!("[{}-e", b.value),
-        (CBoundKind::Relaxed, false) => format!("{}+e]", b.value),
+        (BoundKind::Plain, true) => format!("[{}", b.value),
+        (BoundKind::Plain, false) => format!("{}]", b.value),
+        (BoundKind::Tightened, true) => format!("({}", b.value),
+        (BoundKind::Tightened, false) => format!("{})", b.value),
+        (BoundKind::Relaxed, true) => format!("[{}-e", b.value),
+        (BoundKind::Relaxed, false) => format!("{}+e]", b.value),
     }
 }
 

@@ -39,7 +39,7 @@ fn active_tiny_build_known_values() {
     assert_eq!(e.outcome, Outcome::N);
     // Black alone with one empty square: the number 1.
     let e = db.lookup_position(&grid("X.")).expect("covered");
-    assert_eq!(e.class, Class::Number(CRational::int(1)));
+    assert_eq!(e.class, Class::Number(Rational::int(1)));
     assert_eq!(e.bounds, eb::Bounds::exact(1));
     // Not connected, or not covered (a 1x5 corridor is covered, a 3x4 block is not).
     assert!(db.lookup_position(&grid("X#O")).is_none());
