@@ -156,6 +156,12 @@ impl PartialOrd for Rational {
 impl Add for Rational {
     type Output = Rational;
     fn add(self, o: Rational) -> Rational {
+        // Integers (the common case in the solver's bounds) need no 128-bit division.
+        if self.den == 1 && o.den == 1 {
+            if let Some(num) = self.num.checked_add(o.num) {
+                return Rational { num, den: 1 };
+            }
+        }
         Rational::make(
             self.num as i128 * o.den as i128 + o.num as i128 * self.den as i128,
             self.den as i128 * o.den as i128,

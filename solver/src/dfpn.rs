@@ -73,6 +73,10 @@ pub struct Search<'g> {
     /// The key of the position `solve` was called on, and its latest `(phi, delta)`
     /// while its children are searched (for the progress line).
     root: (u64, u32, u32),
+    /// Child lists of finished expansions, reused by the next ones (an expansion of an
+    /// early position has hundreds of children; allocating the list each time was a
+    /// tenth of the search time).
+    spare_kids: Vec<Vec<Kid>>,
 }
 
 impl<'g> Search<'g> {
@@ -93,6 +97,7 @@ impl<'g> Search<'g> {
             last_report: now,
             stopped: false,
             root: (0, 1, 1),
+            spare_kids: Vec::new(),
         }
     }
 
@@ -191,7 +196,8 @@ impl<'g> Search<'g> {
             Color::White => 0,
             Color::Black => 1,
         };
-        let mut kids = Vec::with_capacity(128);
+        let mut kids = self.spare_kids.pop().unwrap_or_default();
+        kids.clear();
         // Move ordering (only among children of equal disproof number): moves that leave
         // the opponent fewer liberties first. A move empties `from` and fills `to` and
         // the arrow square, so the count is a few bit operations per child.
@@ -227,8 +233,17 @@ impl<'g> Search<'g> {
                 k.phi = s.phi;
                 k.delta = s.delta;
             } else {
-                let c = st.play(k.action);
-                if !c.can_act(g, c.side()) {
+                // A child where the opponent cannot act is lost for it. After a board
+                // move that is: no liberties (`order`, the same count as `can_move`)
+                // and no spare moves (a board move does not change them).
+                let stuck = match k.action {
+                    Action::Board(_) => k.order == 0 && st.spares_of(st.side().opponent()) == 0,
+                    Action::Spare => {
+                        let c = st.play(k.action);
+                        !c.can_act(g, c.side())
+                    }
+                };
+                if stuck {
                     k.phi = INF;
                     k.delta = 0;
                 }
@@ -305,6 +320,7 @@ impl<'g> Search<'g> {
                 let spent = (self.nodes - start_nodes).min(u32::MAX as u64) as u32;
                 self.tt
                     .put(key, phi, delta, prior_work.saturating_add(spent).max(1));
+                self.spare_kids.push(kids);
                 return (phi, delta);
             }
             let others = sum - kids[best].phi as u64;

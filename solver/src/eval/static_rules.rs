@@ -112,21 +112,46 @@ pub fn one_ply_check(g: &Geometry, empties: Bb, mine: Bb, theirs: Bb) -> bool {
 
 /// Finds a safe move for the eligible queens `mine` against the opponent queens
 /// `theirs` in the area with empty squares `empties`; the first rule that applies.
+///
+/// Every rule is a sufficient condition for the one-ply condition and rule 4 is that
+/// condition itself, so this returns `Some` exactly when [`one_ply_check`] holds (a
+/// property test checks it). It never lists all opponent moves: an O move can take away
+/// an AES only by landing its queen or its arrow on it, so only those moves are
+/// examined. An arrow from `d` (queen lifted from `o`) reaches `e` exactly when `d` is
+/// on a clear line from `e` with `o` lifted, so the squares that can shoot at `e` are
+/// one ray lookup from `e`, not one per destination.
 pub fn safe_move(g: &Geometry, empties: Bb, mine: Bb, theirs: Bb) -> Option<Rule> {
     let u = aes(g, mine, empties);
     if u.is_empty() {
         // No move now: if O never plays here, P never gets one.
         return None;
     }
-    let moves = opponent_moves(g, empties, theirs);
-    let dests = moves
-        .iter()
-        .fold(Bb::EMPTY, |acc, &(_, d, _)| acc | Bb::from_square(d));
-    let shots = moves.iter().fold(Bb::EMPTY, |acc, &(_, _, a)| acc | a);
+    let occ = g.all - empties;
+    // Per O queen `o`: its destinations, and for each AES `e` the destinations from
+    // which its arrow can reach `e` (`shooters`, at most two AES matter below).
+    let threats = |o: u8| {
+        let lifted = occ - Bb::from_square(o);
+        let dests = g.queen_attacks(o, occ);
+        (lifted, dests)
+    };
+    let shooters = |e: u8, lifted: Bb, dests: Bb| g.queen_attacks(e, lifted) & dests;
 
     // Rule 1. An AES that is neither a destination nor an arrow target of any single O
     // move cannot be taken away before P answers; P steps there when it wants.
-    if (u - dests - shots).any() {
+    let mut open = u;
+    for o in theirs.iter() {
+        let (lifted, dests) = threats(o);
+        open = open - dests;
+        for e in open.iter() {
+            if shooters(e, lifted, dests).any() {
+                open = open - Bb::from_square(e);
+            }
+        }
+        if open.is_empty() {
+            break;
+        }
+    }
+    if open.any() {
         return Some(Rule::One);
     }
     // Rule 2. An O move fills at most two squares (its destination and its arrow) and
@@ -134,54 +159,71 @@ pub fn safe_move(g: &Geometry, empties: Bb, mine: Bb, theirs: Bb) -> Option<Rule
     if u.count() >= 3 {
         return Some(Rule::Two);
     }
-    // "o fills both e and f": queen to one of them, arrow to the other.
-    let fills_both = |o_d_a: &(u8, u8, Bb), e: u8, f: u8| {
-        let &(_, d, a) = o_d_a;
-        (d == e && a.has(f)) || (d == f && a.has(e))
-    };
-    if u.count() == 2 {
-        let mut it = u.iter();
-        let (Some(e), Some(f)) = (it.next(), it.next()) else {
-            return None;
-        };
-        let killers: Vec<u8> = moves
-            .iter()
-            .filter(|m| fills_both(m, e, f))
-            .map(|&(o, _, _)| o)
-            .collect();
+    let mut it = u.iter();
+    let e = it.next()?;
+    let f = it.next();
+    if let Some(f) = f {
+        // Two AES. A killer is an O queen with a move that fills both: its queen on one
+        // and its arrow on the other (a clear line between them once it has left).
+        let (mut any_killer, mut killers_next_to_mine) = (false, true);
+        for o in theirs.iter() {
+            let (lifted, dests) = threats(o);
+            if (dests & u).any() && g.queen_attacks(e, lifted).has(f) {
+                any_killer = true;
+                killers_next_to_mine &= next_to_mine(g, mine, o);
+            }
+        }
         // Rule 3. Two AES; no single O move puts its queen on one and its arrow on the
         // other, so one of them survives.
-        if killers.is_empty() {
+        if !any_killer {
             return Some(Rule::Three);
         }
         // Rule 6 (paper Fig. 8 right). Two AES; every O move that fills both has its
         // queen on one AES and its arrow on the other, so its origin o is left empty
         // (the arrow is not on o). If o is next to an eligible P queen, that queen now
         // has the AES o.
-        if killers.iter().all(|&o| next_to_mine(g, mine, o)) {
+        if killers_next_to_mine {
             return Some(Rule::Six);
         }
-    }
-    if u.count() == 1 {
-        let e = u.first()?;
+    } else {
         // Rule 5 (paper Fig. 8 left). One AES e. An O queen that can move onto e kills
         // it for good (it may shoot back onto its origin), so no O queen may reach e.
         // Otherwise e dies only by an arrow from some d != e; the queen has left its
         // origin o and the arrow is on e, not on o, so o is empty afterwards. If every
         // such o is next to an eligible P queen, P keeps a move.
-        let occupiable = moves.iter().any(|&(_, d, _)| d == e);
-        let burners_ok = moves
-            .iter()
-            .filter(|&&(_, _, a)| a.has(e))
-            .all(|&(o, _, _)| next_to_mine(g, mine, o));
-        if !occupiable && burners_ok {
+        let mut ok = true;
+        for o in theirs.iter() {
+            let (lifted, dests) = threats(o);
+            if dests.has(e) || (shooters(e, lifted, dests).any() && !next_to_mine(g, mine, o)) {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
             return Some(Rule::Five);
         }
     }
-    // Rule 4. None of the patterns applies: check every O move exhaustively (the area
-    // has few O moves; this is one ply, no search).
-    if one_ply_check(g, empties, mine, theirs) {
-        return Some(Rule::Four);
+    // Rule 4. None of the patterns applies: check exhaustively every O move that lands
+    // its queen or its arrow on an AES (one ply, no search). Any other O move leaves
+    // all of `u` empty, and P's queens do not move, so P keeps those AES.
+    let keeps_one = |o: u8, d: u8, a: u8| {
+        let after = ((empties | Bb::from_square(o)) - Bb::from_square(d)) - Bb::from_square(a);
+        aes(g, mine, after).any()
+    };
+    for o in theirs.iter() {
+        let (lifted, dests) = threats(o);
+        for d in (dests & u).iter() {
+            let arrows = g.queen_attacks(d, lifted | Bb::from_square(d));
+            if !arrows.iter().all(|a| keeps_one(o, d, a)) {
+                return None;
+            }
+        }
+        for a in u.iter() {
+            let from = shooters(a, lifted, dests) - u;
+            if !from.iter().all(|d| keeps_one(o, d, a)) {
+                return None;
+            }
+        }
     }
-    None
+    Some(Rule::Four)
 }

@@ -361,6 +361,44 @@ fn rule_4_is_the_exhaustive_check() {
     }
 }
 
+/// A random board of 2x2 to 6x6 squares, each empty, an arrow, or a queen of either
+/// colour, as a grid for `setup`; dense in queens so that rules 3-6 fire often.
+#[derive(Debug, Clone)]
+struct RandomArea(String);
+
+impl quickcheck::Arbitrary for RandomArea {
+    fn arbitrary(gen: &mut quickcheck::Gen) -> Self {
+        let (w, h) = (2 + usize::arbitrary(gen) % 5, 2 + usize::arbitrary(gen) % 5);
+        let rows: Vec<String> = (0..h)
+            .map(|_| {
+                (0..w)
+                    .map(|_| *gen.choose(&['.', '.', '.', '#', '#', 'X', 'O']).unwrap_or(&'.'))
+                    .collect()
+            })
+            .collect();
+        RandomArea(rows.join("|"))
+    }
+}
+
+#[test]
+fn safe_move_fires_exactly_when_the_plain_one_ply_check_holds() {
+    // `safe_move` examines only the opponent moves that touch an AES; `one_ply_check`
+    // lists every opponent move. Eligible queens are a random subset of P's queens.
+    fn agree(area: RandomArea, eligible: u64) -> bool {
+        let (g, pos) = setup(&area.0, Color::White);
+        let empties = pos.empty(&g);
+        [Color::White, Color::Black].into_iter().all(|color| {
+            let mine = pos.queens(color) & Bb(eligible as u128 | (eligible as u128) << 64);
+            let theirs = pos.queens(color.opponent());
+            static_rules::safe_move(&g, empties, mine, theirs).is_some()
+                == static_rules::one_ply_check(&g, empties, mine, theirs)
+        })
+    }
+    quickcheck::QuickCheck::new()
+        .tests(20_000)
+        .quickcheck(agree as fn(RandomArea, u64) -> bool);
+}
+
 #[test]
 fn static_rules_off_gives_plain_v() {
     let cfg = EvalConfig {
