@@ -252,6 +252,36 @@ impl<'g> Search<'g> {
         kids
     }
 
+    /// The proof and disproof numbers of a new node as its first expansion would set
+    /// them if none of its children were in the table: `(0, INF)` if some action leaves
+    /// the opponent without one, else `(1, number of actions)`. Computed without listing
+    /// the children or probing the table for them. Almost every node is expanded once and
+    /// left at once, because its disproof number already reaches the threshold, and the
+    /// child probes of those expansions (64 per node on 6x4, 99.6% of them misses) were
+    /// most of the search time. The children are probed when the node is entered again.
+    fn first_numbers(&self, st: &State) -> (u32, u32) {
+        let g = self.g;
+        let me = st.side();
+        let opp = OpponentLiberties::new(g, &st.pos);
+        let libs = opp.count();
+        if st.spares_of(me.opponent()) == 0 {
+            // The opponent is stuck after a spare move if it has no liberties now, and
+            // after a board move only if it has at most two now: a move fills two squares.
+            if libs == 0 && st.spares_of(me) > 0 {
+                return (0, INF);
+            }
+            if libs <= 2 {
+                let mut stuck = false;
+                st.pos.for_each_move(g, |m| stuck |= opp.after(m) == 0);
+                if stuck {
+                    return (0, INF);
+                }
+            }
+        }
+        let n = st.pos.count_moves(g) + u64::from(st.spares_of(me) > 0);
+        (1, n.min(INF as u64 - 1) as u32)
+    }
+
     /// The df-pn main routine: searches `pos` until its proof or disproof number reaches
     /// its threshold, and returns `(phi, delta)`.
     pub fn mid(&mut self, st: &State, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
@@ -271,6 +301,11 @@ impl<'g> Search<'g> {
                 }
                 if self.stopped {
                     return (1, 1);
+                }
+                let (p, d) = self.first_numbers(st);
+                if p >= th_phi || d >= th_delta {
+                    self.tt.put(key, p, d, 1);
+                    return (p, d);
                 }
                 0
             }

@@ -235,6 +235,11 @@ impl OpponentLiberties {
         }
     }
 
+    /// The opponent's liberties now.
+    pub fn count(&self) -> u32 {
+        self.libs.count()
+    }
+
     /// `pos.play(m).liberties(g, opponent)` for a legal move `m` of `pos`.
     #[inline]
     pub fn after(&self, m: Move) -> u32 {
