@@ -8,6 +8,7 @@ pub mod db;
 pub mod dfpn;
 pub mod emit;
 pub mod eval;
+pub mod fasthash;
 pub mod geometry;
 pub mod pos;
 pub mod shard;

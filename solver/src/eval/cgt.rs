@@ -3,6 +3,7 @@
 use super::bounds::Bounds;
 use crate::bitboard::Bb;
 use crate::db::active::ActiveDb;
+use crate::fasthash::Fast;
 use crate::geometry::Geometry;
 use crate::pos::Pos;
 use amazons_cgt::{Class, GameStore};
@@ -19,7 +20,7 @@ const RESET_AFTER: usize = 50_000;
 #[derive(Default)]
 pub struct Values {
     store: Option<GameStore>,
-    memo: HashMap<(Bb, Bb, Bb), Option<(Class, Bounds)>>,
+    memo: HashMap<(Bb, Bb, Bb), Option<(Class, Bounds)>, Fast>,
     /// The active-area database, asked before anything is computed.
     active: Option<Arc<ActiveDb>>,
     /// Areas answered by the active-area database.

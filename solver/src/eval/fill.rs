@@ -6,6 +6,7 @@
 
 use crate::bitboard::Bb;
 use crate::db::Database;
+use crate::fasthash::Fast;
 use crate::geometry::Geometry;
 use amazons_format::Move;
 use std::collections::HashMap;
@@ -71,7 +72,7 @@ impl BlockerShape {
 /// Caches for exact one-player search, and the territory databases when loaded.
 #[derive(Debug, Default)]
 pub struct Filler {
-    memo: HashMap<Solo, u8>,
+    memo: HashMap<Solo, u8, Fast>,
     db: Option<Arc<Database>>,
     /// Territory values answered by the databases.
     pub db_hits: u64,

@@ -13,6 +13,7 @@
 //! the paper uses is weaker and therefore sound too.
 
 use crate::bitboard::Bb;
+use crate::fasthash::Fast;
 use crate::geometry::Geometry;
 use crate::pos::Pos;
 use amazons_format::Color;
@@ -33,7 +34,7 @@ struct Key {
 /// Alpha-beta with a transposition table of `[lower, upper]` value intervals.
 #[derive(Debug, Default)]
 pub struct LocalSearch {
-    tt: HashMap<Key, (i8, i8)>,
+    tt: HashMap<Key, (i8, i8), Fast>,
     /// Nodes visited (statistics).
     pub nodes: u64,
 }

@@ -2,6 +2,7 @@
 //! soundness at scale against independent exhaustive searches.
 
 use super::*;
+use crate::fasthash::Fast;
 use amazons_format::Position;
 use std::collections::HashMap;
 
@@ -70,33 +71,6 @@ fn black_wins(g: &Geometry, p: Pos, k: i32, black_first: bool, memo: &mut AreaMe
     v
 }
 
-/// A fast multiply-xor hasher for the test memos (keys are bitboards).
-#[derive(Default, Clone, Copy)]
-struct FastHasher(u64);
-impl std::hash::Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517C_C1B7_2722_0A95);
-    }
-    fn write_u128(&mut self, n: u128) {
-        self.write_u64(n as u64);
-        self.write_u64((n >> 64) as u64);
-    }
-    fn write_i32(&mut self, n: i32) {
-        self.write_u64(n as u32 as u64);
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(n as u64);
-    }
-}
-type Fast = std::hash::BuildHasherDefault<FastHasher>;
 type AreaMemo = HashMap<(Bb, Bb, Bb, i32, bool), bool, Fast>;
 
 /// Checks `bounds` on the isolated area `iso`; returns the violated claims.
@@ -372,7 +346,10 @@ impl quickcheck::Arbitrary for RandomArea {
         let rows: Vec<String> = (0..h)
             .map(|_| {
                 (0..w)
-                    .map(|_| *gen.choose(&['.', '.', '.', '#', '#', 'X', 'O']).unwrap_or(&'.'))
+                    .map(|_| {
+                        *gen.choose(&['.', '.', '.', '#', '#', 'X', 'O'])
+                            .unwrap_or(&'.')
+                    })
                     .collect()
             })
             .collect();
