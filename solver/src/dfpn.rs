@@ -29,6 +29,10 @@ pub struct Options {
     pub db: Option<std::sync::Arc<crate::db::Database>>,
     /// The active-area (combinatorial game) database, when loaded.
     pub active_db: Option<std::sync::Arc<crate::db::active::ActiveDb>>,
+    /// A counter that every search with these options adds its nodes to as it goes (in
+    /// steps of 4096, the rest when it ends): the live node count of a run that has many
+    /// searches at once, such as a sharded solve.
+    pub live_nodes: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
             eval: Some(EvalConfig::default()),
             db: None,
             active_db: None,
+            live_nodes: None,
         }
     }
 }
@@ -77,7 +82,19 @@ pub struct Search<'g> {
     /// early position has hundreds of children; allocating the list each time was a
     /// tenth of the search time).
     spare_kids: Vec<Vec<Kid>>,
+    live: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
+
+impl Drop for Search<'_> {
+    fn drop(&mut self) {
+        if let Some(live) = &self.live {
+            live.fetch_add(self.nodes % LIVE_STEP, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// Nodes between two additions to [`Options::live_nodes`].
+const LIVE_STEP: u64 = 4096;
 
 impl<'g> Search<'g> {
     pub fn new(g: &'g Geometry, opts: &Options) -> Search<'g> {
@@ -98,6 +115,7 @@ impl<'g> Search<'g> {
             stopped: false,
             root: (0, 1, 1),
             spare_kids: Vec::new(),
+            live: opts.live_nodes.clone(),
         }
     }
 
@@ -172,7 +190,13 @@ impl<'g> Search<'g> {
         if self.nodes >= self.max_nodes {
             self.stopped = true;
         }
-        if self.progress && self.nodes.is_multiple_of(4096) {
+        if !self.nodes.is_multiple_of(LIVE_STEP) {
+            return;
+        }
+        if let Some(live) = &self.live {
+            live.fetch_add(LIVE_STEP, std::sync::atomic::Ordering::Relaxed);
+        }
+        if self.progress {
             let now = Instant::now();
             if now.duration_since(self.last_report) >= Duration::from_secs(1) {
                 self.last_report = now;

@@ -942,6 +942,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eval: eval.config(),
                 db: eval.database()?,
                 active_db: eval.active_database()?,
+                live_nodes: None,
             };
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
@@ -1078,6 +1079,7 @@ fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Res
                 eval,
                 db: None,
                 active_db: None,
+                live_nodes: None,
             };
             let t = Instant::now();
             let solved = amazons_solver::solve(&position, &opts, "bench")?;

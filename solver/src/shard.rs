@@ -268,13 +268,19 @@ pub struct Done {
     pub mirror_of: Option<usize>,
 }
 
+/// How often a sharded solve reports while tasks run (it also reports at every task's end).
+const REPORT_EVERY: Duration = Duration::from_secs(10);
+
 /// Progress of a sharded solve.
 #[derive(Debug, Clone)]
 pub struct Progress {
     pub done: usize,
     pub total: usize,
     pub resumed: usize,
+    /// Nodes of the tasks finished in this run.
     pub nodes: u64,
+    /// Nodes searched in this run so far, the running tasks' included.
+    pub searched: u64,
     pub elapsed: Duration,
     pub last: String,
 }
@@ -295,8 +301,8 @@ impl Progress {
             self.done,
             self.total,
             self.resumed,
-            self.nodes,
-            self.nodes as f64 / secs,
+            self.searched,
+            self.searched as f64 / secs,
             secs,
             self.last
         )
@@ -745,9 +751,11 @@ pub fn run_with(
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);
     let threads = budget.threads.max(1).min(work.len());
+    let searched = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let per_thread = Options {
         hash_mib: (opts.hash_mib / threads).max(1),
         progress: false,
+        live_nodes: Some(searched.clone()),
         ..opts.clone()
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
@@ -755,7 +763,13 @@ pub fn run_with(
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
     let start = Instant::now();
-    let report = |last: &str| {
+    let last_finished = Mutex::new(String::from("none yet"));
+    // Reports progress; `finished` names the task that just ended, if one did.
+    let report = |finished: Option<&str>| {
+        let mut last = last_finished.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(line) = finished {
+            *last = line.to_string();
+        }
         let r = results.lock().unwrap_or_else(|p| p.into_inner());
         let done: Vec<&Done> = r.iter().flatten().collect();
         progress(&Progress {
@@ -763,57 +777,80 @@ pub fn run_with(
             total: work.len(),
             resumed: done.iter().filter(|d| d.resumed).count(),
             nodes: done.iter().filter(|d| !d.resumed).map(|d| d.nodes).sum(),
+            searched: searched.load(Ordering::Relaxed),
             elapsed: start.elapsed(),
-            last: last.to_string(),
+            last: last.clone(),
         });
     };
+    let workers_done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                crate::tt::keep_entries(budget.shared_table);
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&task) = work.get(i) else { break };
-                if first_error.lock().map(|e| e.is_some()).unwrap_or(true)
-                    || settled.load(Ordering::SeqCst)
-                {
-                    break;
+        // Between task ends, a report every REPORT_EVERY with the running tasks' nodes.
+        scope.spawn(|| {
+            let mut last = Instant::now();
+            while !workers_done.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(100));
+                if last.elapsed() >= REPORT_EVERY {
+                    last = Instant::now();
+                    report(None);
                 }
-                let outcome = prove_position(
-                    dir,
-                    &task.position,
-                    &task.name,
-                    &plan.root,
-                    &per_thread,
-                    budget.split_depth,
-                );
-                match outcome {
-                    Ok(done) => {
-                        if !done.resumed {
-                            record_time(dir, &task.name, &done);
-                        }
-                        if plan.first.is_none() && done.winner == plan.root.to_move {
-                            settled.store(true, Ordering::SeqCst);
-                        }
-                        let line =
-                            format!("{} ({} wins, {} ms)", task.name, done.winner, done.millis);
-                        if let Ok(mut r) = results.lock() {
-                            r[task.index] = Some(done);
-                        }
-                        report(&line);
-                    }
-                    Err(Attempt::Budget) => {
-                        open.fetch_add(1, Ordering::SeqCst);
-                        report(&format!("{} left open (over the node budget)", task.name));
-                    }
-                    Err(Attempt::Failed(e)) => {
-                        if let Ok(mut slot) = first_error.lock() {
-                            slot.get_or_insert(e);
-                        }
+            }
+        });
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| loop {
+                    crate::tt::keep_entries(budget.shared_table);
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&task) = work.get(i) else { break };
+                    if first_error.lock().map(|e| e.is_some()).unwrap_or(true)
+                        || settled.load(Ordering::SeqCst)
+                    {
                         break;
                     }
-                }
-            });
+                    let outcome = prove_position(
+                        dir,
+                        &task.position,
+                        &task.name,
+                        &plan.root,
+                        &per_thread,
+                        budget.split_depth,
+                    );
+                    match outcome {
+                        Ok(done) => {
+                            if !done.resumed {
+                                record_time(dir, &task.name, &done);
+                            }
+                            if plan.first.is_none() && done.winner == plan.root.to_move {
+                                settled.store(true, Ordering::SeqCst);
+                            }
+                            let line =
+                                format!("{} ({} wins, {} ms)", task.name, done.winner, done.millis);
+                            if let Ok(mut r) = results.lock() {
+                                r[task.index] = Some(done);
+                            }
+                            report(Some(&line));
+                        }
+                        Err(Attempt::Budget) => {
+                            open.fetch_add(1, Ordering::SeqCst);
+                            report(Some(&format!(
+                                "{} left open (over the node budget)",
+                                task.name
+                            )));
+                        }
+                        Err(Attempt::Failed(e)) => {
+                            if let Ok(mut slot) = first_error.lock() {
+                                slot.get_or_insert(e);
+                            }
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            // A worker that panicked has no result to give; its task stays open.
+            let _ = w.join();
         }
+        workers_done.store(true, Ordering::SeqCst);
     });
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);

@@ -478,6 +478,7 @@ pub fn blocker_census(
         eval: Some(EvalConfig::default()),
         db: Some(db),
         active_db: None,
+        live_nodes: None,
     };
     let mut total: BTreeMap<crate::eval::fill::BlockerShape, [u64; 2]> = BTreeMap::new();
     let mut positions = 0;
@@ -724,6 +725,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     eval: cfg.eval,
                     db: cfg.db.clone(),
                     active_db: cfg.active.clone(),
+                    live_nodes: None,
                 };
                 let note = format!("testset {board} game {game_no} move {n}");
                 match solve(&position, &sopts, &note) {

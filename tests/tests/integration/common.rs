@@ -55,6 +55,7 @@ pub fn small_options() -> Options {
         eval: Some(Default::default()),
         db: None,
         active_db: None,
+        live_nodes: None,
     }
 }
 

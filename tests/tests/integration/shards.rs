@@ -63,6 +63,42 @@ fn pending_lists_the_tasks_left_with_tried_ones_last() {
 }
 
 #[test]
+fn progress_counts_the_nodes_of_running_and_finished_tasks() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("progress");
+    let reports = std::sync::Mutex::new(Vec::new());
+    let (_, done) = shard::run(&plan, &dir, &small_options(), 2, &|p| {
+        reports.lock().expect("lock").push(p.clone());
+    })
+    .expect("sharded solve");
+    let reports = reports.into_inner().expect("lock");
+    let unique = plan.unique().count();
+    // One report at every task end, and periodic ones if the run is slow.
+    assert!(reports.len() >= unique);
+    for pair in reports.windows(2) {
+        assert!(
+            pair[0].searched <= pair[1].searched,
+            "the live count never goes back"
+        );
+    }
+    let last = reports.last().expect("reports");
+    assert_eq!(last.done, unique);
+    let solved: u64 = done
+        .iter()
+        .filter(|d| d.mirror_of.is_none())
+        .map(|d| d.nodes)
+        .sum();
+    assert_eq!(last.nodes, solved);
+    // Every task's search adds to the live count, and so do its proof extraction's.
+    assert!(
+        last.searched >= solved,
+        "{} searched < {solved} in finished tasks",
+        last.searched
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn interrupted_run_resumes_to_the_same_root_hash() {
     let plan = plan_4x4();
     let dir = fresh_dir("resume");
