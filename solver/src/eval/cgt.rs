@@ -8,6 +8,9 @@ use crate::geometry::Geometry;
 use crate::pos::Pos;
 use amazons_cgt::{Class, GameStore};
 use std::collections::HashMap;
+
+/// An area's class and bounds, as the memo keeps them.
+type ClassBounds = (Class, Bounds);
 use std::sync::Arc;
 
 /// Positions the value search may visit per area before giving up.
@@ -20,7 +23,7 @@ const RESET_AFTER: usize = 50_000;
 #[derive(Default)]
 pub struct Values {
     store: Option<GameStore>,
-    memo: HashMap<(Bb, Bb, Bb), Option<(Class, Bounds)>, Fast>,
+    memo: HashMap<(Bb, Bb, Bb), Option<ClassBounds>, Fast>,
     /// The active-area database, asked before anything is computed.
     active: Option<Arc<ActiveDb>>,
     /// Areas answered by the active-area database.
