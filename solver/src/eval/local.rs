@@ -22,6 +22,9 @@ use std::collections::HashMap;
 /// Transposition-table entries kept before the table is cleared.
 const TT_CAP: usize = 1 << 20;
 
+/// Areas whose values are remembered before that memo is cleared.
+const AREAS_CAP: usize = 1 << 18;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
     white: Bb,
@@ -35,6 +38,10 @@ struct Key {
 #[derive(Debug, Default)]
 pub struct LocalSearch {
     tt: HashMap<Key, (i8, i8), Fast>,
+    /// `(v_b, v_w)` of isolated areas searched before, by their `(white, black, arrows)`:
+    /// the same small areas recur all over a df-pn search, and the search table alone
+    /// forgets them when it is cleared.
+    areas: HashMap<(Bb, Bb, Bb), (i32, i32), Fast>,
     /// Nodes visited (statistics).
     pub nodes: u64,
 }
@@ -58,6 +65,10 @@ impl LocalSearch {
     /// White first, both from Black's point of view.
     pub fn values(&mut self, g: &Geometry, pos: &Pos, squares: Bb) -> (i32, i32) {
         let iso = Self::isolate(g, pos, squares);
+        let area = (iso.white, iso.black, iso.arrows);
+        if let Some(&v) = self.areas.get(&area) {
+            return v;
+        }
         let n = iso.empty(g).count() as i32 + 1;
         let vb = self.search(
             g,
@@ -79,6 +90,10 @@ impl LocalSearch {
             -n,
             n,
         );
+        if self.areas.len() >= AREAS_CAP {
+            self.areas.clear();
+        }
+        self.areas.insert(area, (vb, vw));
         (vb, vw)
     }
 
@@ -219,6 +234,9 @@ mod tests {
             );
             assert_eq!((vb, vw), (b, w), "{grid}");
             assert!(vw <= vb, "{grid}");
+            // Asked again, the area's values come from the memo: the same answer.
+            assert_eq!(ls.areas.len(), 1);
+            assert_eq!(ls.values(&g, &pos, g.all), (vb, vw), "{grid} again");
         }
     }
 
