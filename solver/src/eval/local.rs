@@ -124,22 +124,15 @@ impl LocalSearch {
             beta = beta.min(hi);
         }
         let alpha0 = alpha;
-        // Pass: a second consecutive pass ends the game with nothing more to count.
-        let mut best = if passed {
-            0
-        } else {
-            let q = Pos {
-                side: p.side.opponent(),
-                ..p
-            };
-            -self.search(g, q, true, -beta, -alpha)
-        };
+        // After a pass, passing again ends the game with nothing more to count: worth 0,
+        // known without a search, so it comes first. Otherwise the moves come first (they
+        // usually beat a pass and cut the rest off), and the pass last.
+        let mut best = if passed { 0 } else { i32::MIN };
         if best > alpha {
             alpha = best;
         }
         if best < beta {
-            let moves = p.moves(g);
-            for m in moves {
+            for m in p.moves(g) {
                 // value = 1 - child; value in (alpha, beta) iff child in (1-beta, 1-alpha).
                 let v = 1 - self.search(g, p.play(m), false, 1 - beta, 1 - alpha);
                 if v > best {
@@ -152,6 +145,13 @@ impl LocalSearch {
                     }
                 }
             }
+        }
+        if !passed && best < beta {
+            let q = Pos {
+                side: p.side.opponent(),
+                ..p
+            };
+            best = best.max(-self.search(g, q, true, -beta, -alpha));
         }
         // Record what is proved: fail-low gives an upper bound, fail-high a lower bound.
         let (mut nlo, mut nhi) = (lo, hi);
