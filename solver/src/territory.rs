@@ -57,7 +57,16 @@ impl Territory {
     /// A plodding line: each move steps to a neighbouring empty square and shoots back,
     /// preferring the square with the fewest empty neighbours. Always respects
     /// shoot-back. A lower bound for large parts.
-    fn plod_line(g: &Geometry, mut s: Solo, out: &mut Vec<Move>) {
+    fn plod_line(g: &Geometry, s: Solo, out: &mut Vec<Move>) {
+        Self::plod(g, s, |m| {
+            out.push(m);
+            true
+        });
+    }
+
+    /// Plays the plodding line of [`plod_line`](Self::plod_line), handing each move to
+    /// `f` until it returns false.
+    fn plod(g: &Geometry, mut s: Solo, mut f: impl FnMut(Move) -> bool) {
         loop {
             let mut best: Option<(u32, Move)> = None;
             for q in s.queens.iter() {
@@ -80,15 +89,23 @@ impl Territory {
             s.queens = (s.queens - qb) | tb;
             s.empties = s.empties - tb;
             s.blockers = s.blockers - qb;
-            out.push(m);
+            if !f(m) {
+                return;
+            }
         }
     }
 
-    /// Length of a plodding line (a lower bound on the exact maximum).
-    fn plod_count(g: &Geometry, s: Solo) -> u32 {
-        let mut line = Vec::new();
-        Self::plod_line(g, s, &mut line);
-        line.len() as u32
+    /// Length of a plodding line (a lower bound on the exact maximum), counted up to
+    /// `cap` at most: callers that compare it with a number need no more.
+    fn plod_count(g: &Geometry, s: Solo, cap: u32) -> u32 {
+        let mut n = 0;
+        if cap > 0 {
+            Self::plod(g, s, |_| {
+                n += 1;
+                n < cap
+            });
+        }
+        n
     }
 
     /// `M` of SPEC 5.4 for the loser `y`: the region `R` and the bound on Y's moves,
@@ -109,7 +126,7 @@ impl Territory {
             };
             let e = s.empties.count();
             // A plodding line that fills the part proves the exact maximum is `e` too.
-            if e as usize > ONE_PLAYER_EXACT_LIMIT || Self::plod_count(g, s) == e {
+            if e as usize > ONE_PLAYER_EXACT_LIMIT || Self::plod_count(g, s, e) == e {
                 m += e;
             } else {
                 m += self.solo_max(g, s) as u32;
@@ -144,6 +161,9 @@ impl Territory {
         if (x_space.count() as i64) < y_can_move + offset {
             return None;
         }
+        // Y's plodding line only needs counting until it shows X short of space: a count
+        // that reaches `cap` refutes, and one below `cap` is the whole line.
+        let cap = (x_space.count() as i64 - offset + 1).max(0);
         let y_plod = Self::plod_count(
             g,
             Solo {
@@ -151,6 +171,7 @@ impl Territory {
                 empties: r & empty,
                 blockers: Bb::EMPTY,
             },
+            cap.min(u32::MAX as i64) as u32,
         ) as i64;
         if (x_space.count() as i64) < y_plod + offset {
             return None;
