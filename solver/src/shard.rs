@@ -846,11 +846,14 @@ pub fn run_with(
                 })
             })
             .collect();
-        for w in workers {
-            // A worker that panicked has no result to give; its task stays open.
-            let _ = w.join();
-        }
+        let joined: Vec<_> = workers.into_iter().map(|w| w.join()).collect();
+        // The reporter stops first, then a worker's panic goes on up as before.
         workers_done.store(true, Ordering::SeqCst);
+        for outcome in joined {
+            if let Err(panic) = outcome {
+                std::panic::resume_unwind(panic);
+            }
+        }
     });
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
