@@ -393,3 +393,66 @@ impl<'g> Search<'g> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Rng;
+    use amazons_format::Position;
+
+    /// What the first expansion of `st` computes from its children with an empty table:
+    /// `(min delta, sum phi)`, a stuck child giving `(INF, 0)`.
+    fn numbers_from_children(search: &mut Search, st: &State) -> (u32, u32) {
+        let kids = search.children(st, st.key(search.g));
+        let phi = kids.iter().map(|k| k.delta).min().unwrap_or(INF);
+        let delta = if kids.iter().any(|k| k.phi >= INF) {
+            INF
+        } else {
+            kids.iter()
+                .map(|k| k.phi as u64)
+                .sum::<u64>()
+                .min(INF as u64 - 1) as u32
+        };
+        (phi, delta)
+    }
+
+    #[test]
+    fn first_numbers_are_those_of_a_first_expansion_without_the_table() {
+        let mut rng = Rng(6);
+        let (mut checked, mut stuck) = (0, 0);
+        for board in ["4x4", "5x4", "4x5", "5x5", "6x4"] {
+            let start = Position::start(board).expect("board");
+            let g = Geometry::new(start.board);
+            let opts = Options {
+                hash_mib: 1,
+                eval: None,
+                ..Options::default()
+            };
+            let mut search = Search::new(&g, &opts);
+            for game in 0..40 {
+                // Random games to the end, with spare moves held by either side, so that
+                // positions with few liberties (stuck children) come up.
+                let spare = (game % 5) as i32 - 2;
+                let mut st = State::from_position(&start, spare);
+                loop {
+                    let actions = st.actions(&g);
+                    if actions.is_empty() {
+                        break;
+                    }
+                    // A node without actions never reaches first_numbers (it is terminal).
+                    let lazy = search.first_numbers(&st);
+                    assert_eq!(
+                        lazy,
+                        numbers_from_children(&mut search, &st),
+                        "{board}: {st:?}"
+                    );
+                    checked += 1;
+                    stuck += (lazy.0 == 0) as usize;
+                    st = st.play(actions[rng.below(actions.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} positions");
+        assert!(stuck > 10, "{stuck} positions with a stuck child");
+    }
+}
