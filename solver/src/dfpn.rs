@@ -432,7 +432,7 @@ mod tests {
             for game in 0..40 {
                 // Random games to the end, with spare moves held by either side, so that
                 // positions with few liberties (stuck children) come up.
-                let spare = (game % 5) as i32 - 2;
+                let spare = game % 5 - 2;
                 let mut st = State::from_position(&start, spare);
                 loop {
                     let actions = st.actions(&g);
