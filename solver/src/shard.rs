@@ -283,6 +283,8 @@ pub struct Progress {
     pub searched: u64,
     pub elapsed: Duration,
     pub last: String,
+    /// The tasks being solved now, with how long each has run.
+    pub running: Vec<(String, Duration)>,
 }
 
 impl Progress {
@@ -305,7 +307,23 @@ impl Progress {
             self.searched as f64 / secs,
             secs,
             self.last
-        )
+        ) + &self.running_list()
+    }
+
+    /// `; running NAME (T), ...` for the tasks in flight that have run a minute or more
+    /// (the long ones a watcher wants to know about), else nothing.
+    fn running_list(&self) -> String {
+        let long: Vec<String> = self
+            .running
+            .iter()
+            .filter(|(_, t)| *t >= Duration::from_secs(60))
+            .map(|(name, t)| format!("{name} ({:.0} min)", t.as_secs_f64() / 60.0))
+            .collect();
+        if long.is_empty() {
+            String::new()
+        } else {
+            format!("; running {}", long.join(", "))
+        }
     }
 }
 
@@ -764,6 +782,7 @@ pub fn run_with(
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
     let start = Instant::now();
     let last_finished = Mutex::new(String::from("none yet"));
+    let running: Mutex<Vec<(usize, String, Instant)>> = Mutex::new(Vec::new());
     // Reports progress; `finished` names the task that just ended, if one did.
     let report = |finished: Option<&str>| {
         let mut last = last_finished.lock().unwrap_or_else(|p| p.into_inner());
@@ -780,6 +799,12 @@ pub fn run_with(
             searched: searched.load(Ordering::Relaxed),
             elapsed: start.elapsed(),
             last: last.clone(),
+            running: running
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .map(|(_, name, t)| (name.clone(), t.elapsed()))
+                .collect(),
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);
@@ -806,6 +831,9 @@ pub fn run_with(
                     {
                         break;
                     }
+                    if let Ok(mut r) = running.lock() {
+                        r.push((task.index, task.name.clone(), Instant::now()));
+                    }
                     let outcome = prove_position(
                         dir,
                         &task.position,
@@ -814,6 +842,9 @@ pub fn run_with(
                         &per_thread,
                         budget.split_depth,
                     );
+                    if let Ok(mut r) = running.lock() {
+                        r.retain(|(i, _, _)| *i != task.index);
+                    }
                     match outcome {
                         Ok(done) => {
                             if !done.resumed {

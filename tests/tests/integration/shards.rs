@@ -89,6 +89,11 @@ fn progress_counts_the_nodes_of_running_and_finished_tasks() {
         .map(|d| d.nodes)
         .sum();
     assert_eq!(last.nodes, solved);
+    assert!(
+        reports.iter().all(|p| p.running.len() <= 2),
+        "at most one task per thread runs"
+    );
+    assert!(last.running.is_empty(), "nothing runs after the last task");
     // Every task's search adds to the live count, and so do its proof extraction's.
     assert!(
         last.searched >= solved,
@@ -96,6 +101,33 @@ fn progress_counts_the_nodes_of_running_and_finished_tasks() {
         last.searched
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn progress_lines_name_the_long_running_tasks() {
+    let p = shard::Progress {
+        done: 3,
+        total: 10,
+        resumed: 1,
+        nodes: 1000,
+        searched: 5000,
+        elapsed: std::time::Duration::from_secs(100),
+        last: "002-a1-a2xa3 (Black wins, 5 ms)".into(),
+        running: vec![
+            ("044-b1-c2xa4".into(), std::time::Duration::from_secs(150)),
+            ("049-b1-c2xd4".into(), std::time::Duration::from_secs(20)),
+        ],
+    };
+    let line = p.line();
+    assert!(
+        line.starts_with("tasks 3/10 (1 resumed), 5000 nodes, 50 nodes/s"),
+        "{line}"
+    );
+    assert!(line.ends_with("; running 044-b1-c2xa4 (2 min)"), "{line}");
+    assert!(
+        !line.contains("049"),
+        "tasks under a minute are not listed: {line}"
+    );
 }
 
 #[test]
