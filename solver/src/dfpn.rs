@@ -33,6 +33,22 @@ pub struct Options {
     /// steps of 4096, the rest when it ends): the live node count of a run that has many
     /// searches at once, such as a sharded solve.
     pub live_nodes: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// How a node's disproof number is made from its children's proof numbers.
+    pub numbers: Numbers,
+}
+
+/// How df-pn combines the children's proof numbers into a node's disproof number (every
+/// move of the side to move must be refuted to disprove the node).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Numbers {
+    /// The sum over the children (plain df-pn). Amazons positions transpose heavily (moves
+    /// in separate areas commute), so the sum counts shared subtrees many times over.
+    Sum,
+    /// Weak proof numbers (Ueda et al. 2008): the largest child number plus one for each
+    /// other child not yet refuted. Not inflated by transpositions; on 6x4 tasks and 4x5
+    /// it needs a half to a sixth of the nodes and time of the sum (BENCHMARKS.md).
+    #[default]
+    Weak,
 }
 
 impl Default for Options {
@@ -45,6 +61,7 @@ impl Default for Options {
             db: None,
             active_db: None,
             live_nodes: None,
+            numbers: Numbers::default(),
         }
     }
 }
@@ -83,6 +100,7 @@ pub struct Search<'g> {
     /// tenth of the search time).
     spare_kids: Vec<Vec<Kid>>,
     live: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    numbers: Numbers,
 }
 
 impl Drop for Search<'_> {
@@ -116,6 +134,7 @@ impl<'g> Search<'g> {
             root: (0, 1, 1),
             spare_kids: Vec::new(),
             live: opts.live_nodes.clone(),
+            numbers: opts.numbers,
         }
     }
 
@@ -352,8 +371,15 @@ impl<'g> Search<'g> {
         let mut kids = self.children(st, key);
         loop {
             let (mut phi, mut delta2, mut best) = (INF, INF, 0usize);
+            // `open`: children not yet refuted (proof number above 0), `maxphi` the
+            // largest of their proof numbers (both for the weak numbers).
             let (mut sum, mut infinite) = (0u64, false);
+            let (mut maxphi, mut open) = (0u64, 0u64);
             for (i, k) in kids.iter().enumerate() {
+                if k.phi > 0 {
+                    open += 1;
+                    maxphi = maxphi.max(k.phi as u64);
+                }
                 if k.delta < phi || (k.delta == phi && k.order < kids[best].order) {
                     delta2 = phi;
                     phi = k.delta;
@@ -370,7 +396,11 @@ impl<'g> Search<'g> {
             let delta = if infinite {
                 INF
             } else {
-                sum.min(INF as u64 - 1) as u32
+                match self.numbers {
+                    Numbers::Sum => sum,
+                    Numbers::Weak => (maxphi + open).saturating_sub(1),
+                }
+                .min(INF as u64 - 1) as u32
             };
             if key == self.root.0 {
                 self.root = (key, phi, delta);
@@ -382,8 +412,13 @@ impl<'g> Search<'g> {
                 self.spare_kids.push(kids);
                 return (phi, delta);
             }
-            let others = sum - kids[best].phi as u64;
-            let th_phi_c = (th_delta as u64 - others).min(INF as u64) as u32;
+            // What the other children add to the disproof number: the child's threshold
+            // is what brings the node's number to its own threshold.
+            let others = match self.numbers {
+                Numbers::Sum => sum - kids[best].phi as u64,
+                Numbers::Weak => open.saturating_sub(1) + u64::from(kids[best].phi == 0),
+            };
+            let th_phi_c = (th_delta as u64).saturating_sub(others).min(INF as u64) as u32;
             let eps = delta2.saturating_add(1).max(delta2 + delta2 / 4);
             let th_delta_c = th_phi.min(eps).min(INF);
             let child = st.play(kids[best].action);
@@ -401,7 +436,8 @@ mod tests {
     use amazons_format::Position;
 
     /// What the first expansion of `st` computes from its children with an empty table:
-    /// `(min delta, sum phi)`, a stuck child giving `(INF, 0)`.
+    /// `(min delta, sum phi)`, a stuck child giving `(INF, 0)`. With every child at
+    /// `(1, 1)` the weak numbers give the same (largest 1, plus one per other child).
     fn numbers_from_children(search: &mut Search, st: &State) -> (u32, u32) {
         let kids = search.children(st, st.key(search.g));
         let phi = kids.iter().map(|k| k.delta).min().unwrap_or(INF);
@@ -414,6 +450,78 @@ mod tests {
                 .min(INF as u64 - 1) as u32
         };
         (phi, delta)
+    }
+
+    /// Plain memoized win/loss search: whether the side to move wins `st`.
+    fn mover_wins(
+        g: &Geometry,
+        st: &State,
+        memo: &mut std::collections::HashMap<u64, bool>,
+    ) -> bool {
+        let key = st.key(g);
+        if let Some(&w) = memo.get(&key) {
+            return w;
+        }
+        let w = st
+            .actions(g)
+            .into_iter()
+            .any(|a| !mover_wins(g, &st.play(a), memo));
+        memo.insert(key, w);
+        w
+    }
+
+    /// Both number rules, with and without evaluation, find the winner that exhaustive
+    /// search finds, on positions from random games on small boards.
+    #[test]
+    fn sum_and_weak_numbers_find_the_true_winner() {
+        let mut rng = Rng(11);
+        let mut memo = std::collections::HashMap::new();
+        let (mut checked, mut black) = (0, 0);
+        for (board, min_plies) in [("4x4", 0), ("5x4", 3), ("4x5", 4)] {
+            let start = Position::start(board).expect("board");
+            let g = Geometry::new(start.board);
+            memo.clear();
+            for _ in 0..6 {
+                let mut st = State::from_position(&start, 0);
+                let plies = min_plies + rng.below(6) as usize;
+                for _ in 0..plies {
+                    let actions = st.actions(&g);
+                    if actions.is_empty() {
+                        break;
+                    }
+                    st = st.play(actions[rng.below(actions.len() as u64) as usize]);
+                }
+                let truth = if mover_wins(&g, &st, &mut memo) {
+                    st.side()
+                } else {
+                    st.side().opponent()
+                };
+                black += (truth == Color::Black) as usize;
+                for numbers in [Numbers::Sum, Numbers::Weak] {
+                    for eval in [None, Some(EvalConfig::default())] {
+                        let opts = Options {
+                            hash_mib: 4,
+                            eval,
+                            numbers,
+                            ..Options::default()
+                        };
+                        let mut search = Search::new(&g, &opts);
+                        assert_eq!(
+                            search.solve(&st),
+                            Some(truth),
+                            "{board} {numbers:?} eval {}: {st:?}",
+                            eval.is_some()
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 6 * 4);
+        assert!(
+            (1..18).contains(&black),
+            "both sides win some: {black} of 18 Black"
+        );
     }
 
     #[test]

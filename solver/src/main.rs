@@ -50,6 +50,11 @@ enum Command {
         /// Do not print progress lines.
         #[arg(short, long)]
         quiet: bool,
+        /// How df-pn makes a node's disproof number from its children's proof numbers:
+        /// `weak` (the largest plus one per other open child; far fewer nodes on most
+        /// boards, as positions transpose heavily) or `sum` (plain df-pn).
+        #[arg(long, value_enum, default_value_t = NumbersArg::Weak, value_name = "RULE")]
+        numbers: NumbersArg,
         #[command(flatten)]
         eval: EvalArgs,
         #[command(flatten)]
@@ -593,6 +598,22 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     Ok(ExitCode::SUCCESS)
 }
 
+/// The df-pn number rule (`--numbers`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy)]
+enum NumbersArg {
+    Weak,
+    Sum,
+}
+
+impl From<NumbersArg> for amazons_solver::dfpn::Numbers {
+    fn from(n: NumbersArg) -> Self {
+        match n {
+            NumbersArg::Weak => amazons_solver::dfpn::Numbers::Weak,
+            NumbersArg::Sum => amazons_solver::dfpn::Numbers::Sum,
+        }
+    }
+}
+
 /// Which parts of the static evaluation to use.
 #[derive(Args, Debug, Clone)]
 struct EvalArgs {
@@ -929,6 +950,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             hash,
             max_nodes,
             quiet,
+            numbers,
             eval,
             sharding,
         } => {
@@ -943,6 +965,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 db: eval.database()?,
                 active_db: eval.active_database()?,
                 live_nodes: None,
+                numbers: numbers.into(),
             };
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
@@ -1080,6 +1103,7 @@ fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Res
                 db: None,
                 active_db: None,
                 live_nodes: None,
+                numbers: Default::default(),
             };
             let t = Instant::now();
             let solved = amazons_solver::solve(&position, &opts, "bench")?;

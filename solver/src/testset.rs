@@ -479,6 +479,7 @@ pub fn blocker_census(
         db: Some(db),
         active_db: None,
         live_nodes: None,
+        numbers: Default::default(),
     };
     let mut total: BTreeMap<crate::eval::fill::BlockerShape, [u64; 2]> = BTreeMap::new();
     let mut positions = 0;
@@ -726,6 +727,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     db: cfg.db.clone(),
                     active_db: cfg.active.clone(),
                     live_nodes: None,
+                    numbers: Default::default(),
                 };
                 let note = format!("testset {board} game {game_no} move {n}");
                 match solve(&position, &sopts, &note) {

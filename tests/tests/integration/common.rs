@@ -56,6 +56,7 @@ pub fn small_options() -> Options {
         db: None,
         active_db: None,
         live_nodes: None,
+        numbers: Default::default(),
     }
 }
 
@@ -63,6 +64,15 @@ pub fn small_options() -> Options {
 pub fn foundation_options() -> Options {
     Options {
         eval: None,
+        ..small_options()
+    }
+}
+
+/// The full evaluation with plain df-pn numbers (sums over the children) instead of the
+/// default weak ones.
+pub fn sum_options() -> Options {
+    Options {
+        numbers: amazons_solver::dfpn::Numbers::Sum,
         ..small_options()
     }
 }

@@ -1,6 +1,6 @@
 //! MCGS/CGSuite outcomes of 3x3 and 3x4 positions: the solver agrees, and every certificate checks (also after a file round trip).
 
-use crate::common::{foundation_options, mcgs_positions, small_options};
+use crate::common::{foundation_options, mcgs_positions, small_options, sum_options};
 use amazons_format::{decode, encode, Color, Position};
 
 #[test]
@@ -21,6 +21,7 @@ fn solver_matches_mcgs_outcomes_and_certificates_check() {
     for (config, opts) in [
         ("foundation", foundation_options()),
         ("evaluation", small_options()),
+        ("evaluation, sum numbers", sum_options()),
     ] {
         for (file, grid, black_wins_moving, white_wins_moving) in &positions {
             for (to_move, mover_wins) in [
