@@ -62,6 +62,50 @@ fn pending_lists_the_tasks_left_with_tried_ones_last() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The times in `manifest.md`: of this run for the tasks it solved, from `times.tsv` for
+/// the tasks an earlier run solved, `-` where none was recorded.
+#[test]
+fn a_resumed_manifest_lists_the_recorded_times() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("times");
+    run(&plan, &dir, 1);
+    let unique: Vec<&shard::Task> = plan.unique().collect();
+    // Rewrite the record: a made-up time for the first task, none for the second.
+    let times = std::fs::read_to_string(dir.join("times.tsv")).expect("times.tsv");
+    let mut kept: Vec<String> = times
+        .lines()
+        .filter(|l| {
+            let name = l.split('\t').next().unwrap_or_default();
+            name != unique[0].name && name != unique[1].name
+        })
+        .map(str::to_string)
+        .collect();
+    kept.push(format!("{}\t987654321\t1", unique[0].name));
+    std::fs::write(dir.join("times.tsv"), kept.join("\n") + "\n").expect("write times");
+    // Task 2 is solved again by the rerun: its time is the rerun's.
+    std::fs::remove_file(plan.shard_path(&dir, unique[2])).expect("remove shard");
+    let (_, done) = run(&plan, &dir, 1);
+    let md = std::fs::read_to_string(dir.join("manifest.md")).expect("manifest.md");
+    let ms_of = |name: &str| -> String {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row for {name}"));
+        row.split('|').nth(5).expect("ms column").trim().to_string()
+    };
+    assert_eq!(ms_of(&unique[0].name), "987654321");
+    assert_eq!(ms_of(&unique[1].name), "-");
+    let again = done
+        .iter()
+        .zip(&plan.tasks)
+        .find(|(_, t)| t.name == unique[2].name)
+        .map(|(d, _)| d)
+        .expect("task 2 done");
+    assert!(!again.resumed);
+    assert_eq!(ms_of(&unique[2].name), again.millis.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn progress_counts_the_nodes_of_running_and_finished_tasks() {
     let plan = plan_4x4();
