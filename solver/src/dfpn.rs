@@ -473,7 +473,7 @@ mod tests {
     /// Both number rules, with and without evaluation, find the winner that exhaustive
     /// search finds, on positions from random games on small boards.
     #[test]
-    fn sum_and_weak_numbers_find_the_true_winner() {
+    fn every_number_rule_finds_the_true_winner() {
         let mut rng = Rng(11);
         let mut memo = std::collections::HashMap::new();
         let (mut checked, mut black) = (0, 0);
