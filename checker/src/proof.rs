@@ -222,7 +222,9 @@ fn check_here(
         shard_steps: 0,
         steps: &cert.steps,
         next: 0,
-        proven: HashSet::new(),
+        // Every proven claim has a step of its own, so the set never outgrows the steps;
+        // sized up front, it is never rehashed (rehashing was a sixth of the checking).
+        proven: HashSet::with_capacity_and_hasher(cert.steps.len(), Default::default()),
         path: Vec::new(),
         exact: rules::OnePlayer::new(cert.root.position.board),
     };
@@ -267,7 +269,7 @@ struct Checker<'a> {
     /// Index of the next unread step.
     next: usize,
     /// Claims whose whole subtree has been checked (SPEC 4).
-    proven: HashSet<Claim>,
+    proven: HashSet<Claim, amazons_format::fasthash::Fast>,
     /// Path from the root to the current claim, for error messages.
     path: Vec<Entry>,
     /// The one-player search, whose memo is kept for the whole check (SPEC 5.4).

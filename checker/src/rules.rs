@@ -235,7 +235,7 @@ pub fn one_player_max(pos: &Position, color: Color) -> u32 {
 /// at most its number of empty squares, and its search stops once it reaches that bound.
 pub struct OnePlayer {
     board: Board,
-    memo: HashMap<(u128, u128), u32>,
+    memo: HashMap<(u128, u128), u32, amazons_format::fasthash::Fast>,
 }
 
 impl OnePlayer {
@@ -243,7 +243,7 @@ impl OnePlayer {
     pub fn new(board: Board) -> OnePlayer {
         OnePlayer {
             board,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
         }
     }
 

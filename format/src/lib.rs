@@ -8,6 +8,7 @@
 
 pub mod board;
 pub mod cert;
+pub mod fasthash;
 pub mod file;
 pub mod stored;
 
