@@ -45,8 +45,10 @@ pub enum Numbers {
     /// in separate areas commute), so the sum counts shared subtrees many times over.
     Sum,
     /// Weak proof numbers (Ueda et al. 2008): the largest child number plus one for each
-    /// other child not yet refuted. Not inflated by transpositions; on 6x4 tasks and 4x5
-    /// it needs a half to a sixth of the nodes and time of the sum (BENCHMARKS.md).
+    /// other child not yet refuted. Not inflated by transpositions. Most 6x4 and 4x7
+    /// tasks take a half to a tenth of the sum's time, and the two hardest 6x4 tasks
+    /// went from over an hour to minutes; 5x5 and some 5x6 replies are slower
+    /// (BENCHMARKS.md, "Weak proof numbers").
     #[default]
     Weak,
 }
