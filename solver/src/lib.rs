@@ -8,7 +8,6 @@ pub mod db;
 pub mod dfpn;
 pub mod emit;
 pub mod eval;
-pub mod fasthash;
 pub mod geometry;
 pub mod pos;
 pub mod shard;

@@ -3,10 +3,10 @@
 use super::bounds::Bounds;
 use crate::bitboard::Bb;
 use crate::db::active::ActiveDb;
-use crate::fasthash::Fast;
 use crate::geometry::Geometry;
 use crate::pos::Pos;
 use amazons_cgt::{Class, GameStore};
+use amazons_format::fasthash::Fast;
 use std::collections::HashMap;
 
 /// An area's class and bounds, as the memo keeps them.

@@ -6,8 +6,8 @@
 
 use crate::bitboard::Bb;
 use crate::db::Database;
-use crate::fasthash::Fast;
 use crate::geometry::Geometry;
+use amazons_format::fasthash::Fast;
 use amazons_format::Move;
 use std::collections::HashMap;
 use std::sync::Arc;

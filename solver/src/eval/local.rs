@@ -13,9 +13,9 @@
 //! the paper uses is weaker and therefore sound too.
 
 use crate::bitboard::Bb;
-use crate::fasthash::Fast;
 use crate::geometry::Geometry;
 use crate::pos::Pos;
+use amazons_format::fasthash::Fast;
 use amazons_format::Color;
 use std::collections::HashMap;
 

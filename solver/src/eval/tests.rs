@@ -2,7 +2,7 @@
 //! soundness at scale against independent exhaustive searches.
 
 use super::*;
-use crate::fasthash::Fast;
+use amazons_format::fasthash::Fast;
 use amazons_format::Position;
 use std::collections::HashMap;
 
