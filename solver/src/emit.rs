@@ -144,8 +144,12 @@ impl<'a, 'g> Emitter<'a, 'g> {
     }
 
     /// Plans a sum step (SPEC 5.5) when the position splits into two or more live
-    /// components: each component's bound is the largest `a` with "X wins the local
-    /// position, Y to move, Y holding `a` spare moves", found by local searches.
+    /// components. A component's bound `a` is proven by the local search "X wins the
+    /// local position, Y to move, Y holding `a` spare moves". Components X loses at
+    /// `a = 0` need their exact (largest) negative bound; the others start at 0 and are
+    /// raised one spare at a time only until the sum is enough (SPEC 5.5: `s >= 1`, or
+    /// `s >= 0` with Y to move), so slack is never paid for with searches. Small bounds
+    /// also make the local certificates smaller.
     fn plan_sum(&mut self, st: &State, x: Color) -> Result<Option<SumPlan>, EmitError> {
         if !self.use_sums {
             return Ok(None);
@@ -158,14 +162,14 @@ impl<'a, 'g> Emitter<'a, 'g> {
         let y = x.opponent();
         let mut locals = Vec::with_capacity(comps.len());
         let mut bounds = Vec::with_capacity(comps.len());
+        // Largest bound a raise may reach, or `None` when the bound is already exact.
+        let mut room = Vec::with_capacity(comps.len());
         for &comp in &comps {
             let local = restrict(g, &st.pos, comp);
             let limit = ((comp & local.empty(g)).count() as i32 + 1).min(MAX_SPARE);
             let mut a = 0;
             if self.wins(&local_state(&local, x, 0, y), x)? {
-                while a < limit && self.wins(&local_state(&local, x, a + 1, y), x)? {
-                    a += 1;
-                }
+                room.push(Some(limit));
             } else {
                 loop {
                     a -= 1;
@@ -178,18 +182,36 @@ impl<'a, 'g> Emitter<'a, 'g> {
                         break;
                     }
                 }
+                room.push(None);
             }
             locals.push(local);
             bounds.push(a);
         }
-        let s: i64 = bounds.iter().map(|&a| a as i64).sum::<i64>() + st.spares_of(x) as i64
+        let mut s: i64 = bounds.iter().map(|&a| a as i64).sum::<i64>() + st.spares_of(x) as i64
             - st.spares_of(y) as i64;
+        let reachable = s + room.iter().flatten().map(|&l| l as i64).sum::<i64>();
+        if reachable < 0 {
+            self.sum_failures += 1;
+            return Ok(None);
+        }
+        let target = i64::from(st.side() == x);
+        for i in 0..comps.len() {
+            let Some(limit) = room[i] else { continue };
+            while s < target
+                && bounds[i] < limit
+                && self.wins(&local_state(&locals[i], x, bounds[i] + 1, y), x)?
+            {
+                bounds[i] += 1;
+                s += 1;
+            }
+        }
         let mut strict = vec![false; comps.len()];
         if s < 0 {
             self.sum_failures += 1;
             return Ok(None);
         }
         if s == 0 && st.side() == x {
+            // Every bound is now the largest: one part must be strict.
             let mut found = false;
             for i in 0..comps.len() {
                 if self.wins(&local_state(&locals[i], x, bounds[i], x), x)? {
