@@ -69,7 +69,7 @@ enum Command {
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
         /// Only the tasks still to solve (no shard on disk that checks; every shard there
-        /// is checked first), those an earlier run split and left open last: to resubmit
+        /// is checked first), those an earlier run split or started and left open last: to resubmit
         /// what is left of a batch.
         #[arg(long)]
         pending: bool,
@@ -498,7 +498,7 @@ fn db(command: DbCommand) -> Result<ExitCode> {
 struct Sharding {
     /// Split the root into tasks, one certificate each under DIR/shards/, plus the
     /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept; tasks an earlier
-    /// run split and left open go last).
+    /// run split, or started and left unfinished, go last).
     #[arg(long, value_name = "DIR")]
     shards: Option<PathBuf>,
     /// With --shards: fix this first move and make one task per reply.

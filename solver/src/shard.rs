@@ -179,6 +179,11 @@ pub const PLAN_FILE: &str = "plan.txt";
 /// separated): shards carry no wall time (so their bytes are reproducible), this does.
 pub const TIMES_FILE: &str = "times.tsv";
 
+/// The file to which a run appends the name of every task it starts without a shard on
+/// disk. A started task with no line in [`TIMES_FILE`] was left open: over its budget,
+/// or in flight when the run was killed. A resumed run takes such tasks last.
+pub const STARTED_FILE: &str = "started.tsv";
+
 impl Plan {
     /// Writes `DIR/plan.txt`.
     pub fn write(&self, dir: &Path) -> Result<(), ShardError> {
@@ -440,21 +445,43 @@ impl From<ShardError> for Attempt {
 }
 
 /// The tasks of `plan` still to solve (no shard on disk that checks), in the order a
-/// resumed run takes them: tasks an earlier run split and left open last.
+/// resumed run takes them: tasks an earlier run split or started and left open last.
 pub fn pending<'p>(plan: &'p Plan, dir: &Path) -> Vec<&'p Task> {
     let mut v: Vec<&Task> = plan
         .unique()
         .filter(|t| existing(&plan.shard_path(dir, t), t).is_none())
         .collect();
-    tried_last(&mut v, &dir.join("shards"));
+    tried_last(&mut v, dir);
     v
 }
 
 /// Moves the tasks an earlier run tried and left open (hard ones) behind the others,
-/// keeping the order within each group.
-fn tried_last(work: &mut [&Task], shards: &Path) {
-    let tried = tried_before(shards);
+/// keeping the order within each group: tasks it split ([`tried_before`]), and tasks it
+/// started but never finished ([`STARTED_FILE`]).
+fn tried_last(work: &mut [&Task], dir: &Path) {
+    let mut tried = tried_before(&dir.join("shards"));
+    let finished = recorded_times(dir);
+    let started = std::fs::read_to_string(dir.join(STARTED_FILE)).unwrap_or_default();
+    tried.extend(
+        started
+            .lines()
+            .filter(|name| !finished.contains_key(*name))
+            .map(str::to_string),
+    );
     work.sort_by_key(|t| tried.contains(&t.name));
+}
+
+/// Appends a task's name to `DIR/started.tsv` (best effort: only the order of a later
+/// run depends on it).
+fn note_started(dir: &Path, name: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(STARTED_FILE))
+    {
+        let _ = f.write_all(format!("{name}\n").as_bytes());
+    }
 }
 
 /// Names of tasks with subtask shards (`NAME.SUB.cert[.zst]`) in the `shards` directory:
@@ -771,7 +798,7 @@ pub fn run_with(
         crate::tt::release_spare();
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
-    tried_last(&mut work, &shards);
+    tried_last(&mut work, dir);
     // Without a fixed first move, one task the side to move wins settles the root: no
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);
@@ -840,6 +867,9 @@ pub fn run_with(
                     }
                     if let Ok(mut r) = running.lock() {
                         r.push((task.index, task.name.clone(), Instant::now()));
+                    }
+                    if on_disk(&plan.shard_path(dir, task)).is_none() {
+                        note_started(dir, &task.name);
                     }
                     let outcome = prove_position(
                         dir,

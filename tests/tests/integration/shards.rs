@@ -59,6 +59,34 @@ fn pending_lists_the_tasks_left_with_tried_ones_last() {
         .map(|t| t.name.as_str())
         .collect();
     assert_eq!(left, [a.name.as_str(), c.name.as_str(), b.name.as_str()]);
+    // Every task the run started is in started.tsv, and finished ones are in times.tsv.
+    let started = std::fs::read_to_string(dir.join(shard::STARTED_FILE)).expect("started");
+    assert_eq!(started.lines().count(), plan.unique().count());
+    // Task d: removed, and started by a run that never finished it (killed): last too.
+    // Task a was started as well, but it finished (its time is recorded).
+    let d = unique[7];
+    std::fs::remove_file(plan.shard_path(&dir, d)).expect("remove shard");
+    let times = std::fs::read_to_string(dir.join(shard::TIMES_FILE)).expect("times");
+    let kept: String = times
+        .lines()
+        .filter(|l| !l.starts_with(&format!("{}\t", d.name)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(kept.len() < times.len(), "task d had a recorded time");
+    std::fs::write(dir.join(shard::TIMES_FILE), kept).expect("write times");
+    let left: Vec<&str> = shard::pending(&plan, &dir)
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(
+        left,
+        [
+            a.name.as_str(),
+            c.name.as_str(),
+            b.name.as_str(),
+            d.name.as_str()
+        ]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
