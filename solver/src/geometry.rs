@@ -40,6 +40,141 @@ macro_rules! slide {
     }};
 }
 
+/// Queen attacks on a board of at most 64 squares by table lookup (magic bitboards): per
+/// square, one table for the four orthogonal rays and one for the four diagonal ones. A
+/// table entry holds the ray squares up to and including the first occupied one; the
+/// occupied squares are removed after the lookup. A table is indexed by
+/// `((occ & mask) * magic) >> shift`, where `mask` holds the squares of its rays without
+/// their far ends (nothing lies behind them), and `magic` is a number found at start-up
+/// that sends every subset of `mask` with different entries to different indices.
+#[derive(Debug, Clone)]
+struct MagicTables {
+    /// Per square, orthogonal then diagonal: `(mask, magic, shift, offset into table)`.
+    entries: Vec<[(u64, u64, u32, usize); 2]>,
+    table: Vec<u64>,
+}
+
+impl MagicTables {
+    /// The tables of `board`, built once per process.
+    fn shared(rays64: &[[u64; 8]], board: Board) -> std::sync::Arc<MagicTables> {
+        use std::collections::HashMap;
+        use std::sync::{Arc, Mutex, OnceLock};
+        type Cache = Mutex<HashMap<(u8, u8), Arc<MagicTables>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        let key = (board.width, board.height);
+        if let Some(t) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return t;
+        }
+        let t = Arc::new(MagicTables::new(rays64, board.width as i32));
+        if let Ok(mut c) = cache.lock() {
+            c.insert(key, t.clone());
+        }
+        t
+    }
+
+    fn new(rays64: &[[u64; 8]], width: i32) -> MagicTables {
+        // The ray square farthest from `sq` (rays are straight lines).
+        let far_end = |sq: usize, ray: u64| {
+            let (sx, sy) = (sq as i32 % width, sq as i32 / width);
+            let mut best = (-1, 0u64);
+            let mut r = ray;
+            while r != 0 {
+                let b = r.trailing_zeros() as i32;
+                let d = (b % width - sx).abs().max((b / width - sy).abs());
+                if d > best.0 {
+                    best = (d, 1 << b);
+                }
+                r &= r - 1;
+            }
+            best.1
+        };
+        let mut seed = 0x4D41_4749_4321_u64 ^ (rays64.len() as u64) << 32 ^ width as u64;
+        let mut entries = Vec::with_capacity(rays64.len());
+        let mut table = Vec::new();
+        for (sq, rays) in rays64.iter().enumerate() {
+            let mut e = [(0, 0, 0, 0); 2];
+            for (kind, dirs) in [[0usize, 2, 4, 6], [1, 3, 5, 7]].iter().enumerate() {
+                let mask = dirs
+                    .iter()
+                    .fold(0, |acc, &d| acc | (rays[d] & !far_end(sq, rays[d])));
+                // Every subset of the mask (carry-rippler) with its attacks.
+                let mut subsets = Vec::new();
+                let mut sub = 0u64;
+                loop {
+                    let att = dirs.iter().fold(0, |acc, &d| {
+                        acc | slide_one(rays[d], sub, d, |b| rays64[b][d])
+                    });
+                    subsets.push((sub, att));
+                    sub = sub.wrapping_sub(mask) & mask;
+                    if sub == 0 {
+                        break;
+                    }
+                }
+                // One index bit per mask bit; a spare bit more after many misses. Slots
+                // are stamped with the try that filled them, so a miss clears nothing.
+                let mut bits = mask.count_ones().max(1);
+                let mut slots = vec![(0u32, 0u64); 1 << bits];
+                let mut tries = 0u32;
+                let (magic, shift) = loop {
+                    tries += 1;
+                    if tries.is_multiple_of(20_000) && bits < mask.count_ones() + 2 {
+                        bits += 1;
+                        slots = vec![(0, 0); 1 << bits];
+                    }
+                    let shift = 64 - bits;
+                    // Sparse random candidates find magics fastest.
+                    let m = splitmix(&mut seed) & splitmix(&mut seed) & splitmix(&mut seed);
+                    let ok = subsets.iter().all(|&(sub, att)| {
+                        let slot = &mut slots[(sub.wrapping_mul(m) >> shift) as usize];
+                        if slot.0 != tries {
+                            *slot = (tries, att);
+                            true
+                        } else {
+                            slot.1 == att
+                        }
+                    });
+                    if ok {
+                        break (m, shift);
+                    }
+                };
+                e[kind] = (mask, magic, shift, table.len());
+                table.extend(
+                    slots
+                        .iter()
+                        .map(|&(t, att)| if t == tries { att } else { 0 }),
+                );
+            }
+            entries.push(e);
+        }
+        MagicTables { entries, table }
+    }
+
+    #[inline]
+    fn attacks(&self, sq: u8, occ: u64) -> u64 {
+        let [(m0, g0, s0, o0), (m1, g1, s1, o1)] = self.entries[sq as usize];
+        (self.table[o0 + ((occ & m0).wrapping_mul(g0) >> s0) as usize]
+            | self.table[o1 + ((occ & m1).wrapping_mul(g1) >> s1) as usize])
+            & !occ
+    }
+}
+
+/// The squares along one ray in direction `d` (below 4: towards higher squares) up to and
+/// including the first occupied one of `occ`; `ray_from(b)` is the ray from square `b` in
+/// the same direction.
+fn slide_one(ray: u64, occ: u64, d: usize, ray_from: impl Fn(usize) -> u64) -> u64 {
+    let block = ray & occ;
+    if block == 0 {
+        return ray;
+    }
+    let b = if d < 4 {
+        block.trailing_zeros() as usize
+    } else {
+        63 - block.leading_zeros() as usize
+    };
+    ray & !ray_from(b)
+}
+
 /// Precomputed tables for one board size.
 #[derive(Debug, Clone)]
 pub struct Geometry {
@@ -57,6 +192,9 @@ pub struct Geometry {
     /// every board of the paper's table fits, and 64-bit operations are about twice as
     /// fast as 128-bit ones here.
     rays64: Vec<[u64; 8]>,
+    /// Attack tables for boards of at most 64 squares (shared by every geometry of the
+    /// board size: finding the magics takes up to half a second on 8x8).
+    magic: Option<std::sync::Arc<MagicTables>>,
     /// Zobrist keys: `[sq][0]` White queen, `[sq][1]` Black queen, `[sq][2]` arrow.
     zobrist: Vec<[u64; 3]>,
     pub zobrist_black_to_move: u64,
@@ -114,6 +252,7 @@ impl Geometry {
         } else {
             Vec::new()
         };
+        let magic = (!rays64.is_empty()).then(|| MagicTables::shared(&rays64, board));
         let mut seed = 0x5EED_A3A2_0115_u64 ^ ((w as u64) << 8 | h as u64);
         let zobrist = (0..len)
             .map(|_| {
@@ -133,6 +272,7 @@ impl Geometry {
             not_last_file: all - last,
             rays,
             rays64,
+            magic,
             zobrist,
             zobrist_black_to_move: splitmix(&mut seed),
         }
@@ -141,6 +281,9 @@ impl Geometry {
     /// Squares a queen on `sq` reaches, with `occ` the occupied squares.
     #[inline]
     pub fn queen_attacks(&self, sq: u8, occ: Bb) -> Bb {
+        if let Some(t) = &self.magic {
+            return Bb(u128::from(t.attacks(sq, occ.0 as u64)));
+        }
         if let Some(rays) = self.rays64.get(sq as usize) {
             return Bb(u128::from(self.queen_attacks64(rays, occ.0 as u64)));
         }
@@ -189,5 +332,50 @@ impl Geometry {
     #[inline]
     pub fn zobrist(&self, sq: u8, piece: usize) -> u64 {
         self.zobrist[sq as usize][piece]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The magic tables give the attacks of walking the rays, for every square of every
+    /// board of 1 to 64 squares (sides 1 to 10), with random and edge-case occupancies.
+    #[test]
+    fn magic_tables_agree_with_walking_the_rays() {
+        let mut seed = 7u64;
+        let mut boards = 0;
+        for w in 1..=10u8 {
+            for h in 1..=10u8 {
+                if (w as u32) * (h as u32) > 64 {
+                    continue;
+                }
+                boards += 1;
+                let g = Geometry::new(Board {
+                    width: w,
+                    height: h,
+                });
+                let magic = g.magic.as_ref().expect("tables for at most 64 squares");
+                let all = g.all.0 as u64;
+                for sq in 0..g.len as u8 {
+                    for k in 0..200 {
+                        let occ = match k {
+                            0 => 0,
+                            1 => all,
+                            _ => splitmix(&mut seed) & splitmix(&mut seed) & all,
+                        };
+                        let walked = g.queen_attacks64(&g.rays64[sq as usize], occ);
+                        assert_eq!(magic.attacks(sq, occ), walked, "{w}x{h} square {sq}");
+                    }
+                }
+            }
+        }
+        assert!(boards > 50);
+        // Larger boards walk the rays.
+        let g = Geometry::new(Board {
+            width: 10,
+            height: 10,
+        });
+        assert!(g.magic.is_none());
     }
 }
