@@ -1,4 +1,4 @@
-//! Per-board tables: ray masks, neighbour shifts and Zobrist keys.
+//! Per-board tables: ray masks, magic attack tables, neighbour shifts and Zobrist keys.
 
 use crate::bitboard::Bb;
 use amazons_format::Board;
@@ -42,11 +42,11 @@ macro_rules! slide {
 
 /// Queen attacks on a board of at most 64 squares by table lookup (magic bitboards): per
 /// square, one table for the four orthogonal rays and one for the four diagonal ones. A
-/// table entry holds the ray squares up to and including the first occupied one; the
-/// occupied squares are removed after the lookup. A table is indexed by
-/// `((occ & mask) * magic) >> shift`, where `mask` holds the squares of its rays without
-/// their far ends (nothing lies behind them), and `magic` is a number found at start-up
-/// that sends every subset of `mask` with different entries to different indices.
+/// table is indexed by `((occ & mask) * magic) >> shift`, where `mask` holds the squares
+/// of its rays without their far ends (nothing lies behind them, so they block nothing),
+/// and `magic` is a number found at start-up that sends every subset of `mask` with
+/// different attacks to different indices. An occupied far end is removed after the
+/// lookup.
 #[derive(Debug, Clone)]
 struct MagicTables {
     /// Per square, orthogonal then diagonal: `(mask, magic, shift, offset into table)`.
@@ -98,13 +98,14 @@ impl MagicTables {
                 let mask = dirs
                     .iter()
                     .fold(0, |acc, &d| acc | (rays[d] & !far_end(sq, rays[d])));
-                // Every subset of the mask (carry-rippler) with its attacks.
+                // Every subset of the mask (carry-rippler) with its attacks along the
+                // group's rays (the other group's rays emptied).
+                let group: [u64; 8] =
+                    std::array::from_fn(|d| if dirs.contains(&d) { rays[d] } else { 0 });
                 let mut subsets = Vec::new();
                 let mut sub = 0u64;
                 loop {
-                    let att = dirs.iter().fold(0, |acc, &d| {
-                        acc | slide_one(rays[d], sub, d, |b| rays64[b][d])
-                    });
+                    let att = slide!(group, sub, |b: usize, d: usize| rays64[b][d], u64);
                     subsets.push((sub, att));
                     sub = sub.wrapping_sub(mask) & mask;
                     if sub == 0 {
@@ -159,22 +160,6 @@ impl MagicTables {
     }
 }
 
-/// The squares along one ray in direction `d` (below 4: towards higher squares) up to and
-/// including the first occupied one of `occ`; `ray_from(b)` is the ray from square `b` in
-/// the same direction.
-fn slide_one(ray: u64, occ: u64, d: usize, ray_from: impl Fn(usize) -> u64) -> u64 {
-    let block = ray & occ;
-    if block == 0 {
-        return ray;
-    }
-    let b = if d < 4 {
-        block.trailing_zeros() as usize
-    } else {
-        63 - block.leading_zeros() as usize
-    };
-    ray & !ray_from(b)
-}
-
 /// Precomputed tables for one board size.
 #[derive(Debug, Clone)]
 pub struct Geometry {
@@ -188,10 +173,6 @@ pub struct Geometry {
     /// `rays[sq][dir]`: the squares from `sq` (exclusive) to the edge in `dir` (one
     /// cache-friendly row per square).
     rays: Vec<[Bb; 8]>,
-    /// The same rays as 64-bit words, for boards of at most 64 squares (empty otherwise):
-    /// every board of the paper's table fits, and 64-bit operations are about twice as
-    /// fast as 128-bit ones here.
-    rays64: Vec<[u64; 8]>,
     /// Attack tables for boards of at most 64 squares (shared by every geometry of the
     /// board size: finding the magics takes up to half a second on 8x8).
     magic: Option<std::sync::Arc<MagicTables>>,
@@ -245,14 +226,13 @@ impl Geometry {
                 })
             })
             .collect::<Vec<[Bb; 8]>>();
-        let rays64 = if len <= 64 {
-            rays.iter()
+        let magic = (len <= 64).then(|| {
+            let rays64: Vec<[u64; 8]> = rays
+                .iter()
                 .map(|r| std::array::from_fn(|d| r[d].0 as u64))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let magic = (!rays64.is_empty()).then(|| MagicTables::shared(&rays64, board));
+                .collect();
+            MagicTables::shared(&rays64, board)
+        });
         let mut seed = 0x5EED_A3A2_0115_u64 ^ ((w as u64) << 8 | h as u64);
         let zobrist = (0..len)
             .map(|_| {
@@ -271,7 +251,6 @@ impl Geometry {
             not_first_file: all - first,
             not_last_file: all - last,
             rays,
-            rays64,
             magic,
             zobrist,
             zobrist_black_to_move: splitmix(&mut seed),
@@ -281,12 +260,14 @@ impl Geometry {
     /// Squares a queen on `sq` reaches, with `occ` the occupied squares.
     #[inline]
     pub fn queen_attacks(&self, sq: u8, occ: Bb) -> Bb {
-        if let Some(t) = &self.magic {
-            return Bb(u128::from(t.attacks(sq, occ.0 as u64)));
+        match &self.magic {
+            Some(t) => Bb(u128::from(t.attacks(sq, occ.0 as u64))),
+            None => self.walk_attacks(sq, occ),
         }
-        if let Some(rays) = self.rays64.get(sq as usize) {
-            return Bb(u128::from(self.queen_attacks64(rays, occ.0 as u64)));
-        }
+    }
+
+    /// [`Self::queen_attacks`] by walking the rays (boards of more than 64 squares).
+    fn walk_attacks(&self, sq: u8, occ: Bb) -> Bb {
         let rays: [u128; 8] = std::array::from_fn(|d| self.rays[sq as usize][d].0);
         Bb(slide!(
             rays,
@@ -294,12 +275,6 @@ impl Geometry {
             |b: usize, d: usize| self.rays[b][d].0,
             u128
         ))
-    }
-
-    /// [`Self::queen_attacks`] on a board of at most 64 squares.
-    #[inline]
-    fn queen_attacks64(&self, rays: &[u64; 8], occ: u64) -> u64 {
-        slide!(*rays, occ, |b: usize, d: usize| self.rays64[b][d], u64)
     }
 
     /// The set plus its eight-neighbourhood, within the board.
@@ -364,8 +339,12 @@ mod tests {
                             1 => all,
                             _ => splitmix(&mut seed) & splitmix(&mut seed) & all,
                         };
-                        let walked = g.queen_attacks64(&g.rays64[sq as usize], occ);
-                        assert_eq!(magic.attacks(sq, occ), walked, "{w}x{h} square {sq}");
+                        let walked = g.walk_attacks(sq, Bb(u128::from(occ)));
+                        assert_eq!(
+                            u128::from(magic.attacks(sq, occ)),
+                            walked.0,
+                            "{w}x{h} square {sq}"
+                        );
                     }
                 }
             }
