@@ -256,13 +256,23 @@ fn recorded_times(dir: &Path) -> std::collections::HashMap<String, u64> {
 
 /// Appends a solved task's time to `DIR/times.tsv` (best effort: times are informative).
 fn record_time(dir: &Path, name: &str, done: &Done) {
+    append_line(
+        dir,
+        TIMES_FILE,
+        &format!("{name}\t{}\t{}", done.millis, done.nodes),
+    );
+}
+
+/// Appends `line` to `DIR/FILE`, ignoring failures: the run's notes (times, started
+/// tasks) only inform reports and the order of a later run.
+fn append_line(dir: &Path, file: &str, line: &str) {
     use std::io::Write;
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(dir.join(TIMES_FILE))
+        .open(dir.join(file))
     {
-        let _ = f.write_all(format!("{name}\t{}\t{}\n", done.millis, done.nodes).as_bytes());
+        let _ = f.write_all(format!("{line}\n").as_bytes());
     }
 }
 
@@ -469,19 +479,6 @@ fn tried_last(work: &mut [&Task], dir: &Path) {
             .map(str::to_string),
     );
     work.sort_by_key(|t| tried.contains(&t.name));
-}
-
-/// Appends a task's name to `DIR/started.tsv` (best effort: only the order of a later
-/// run depends on it).
-fn note_started(dir: &Path, name: &str) {
-    use std::io::Write;
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join(STARTED_FILE))
-    {
-        let _ = f.write_all(format!("{name}\n").as_bytes());
-    }
 }
 
 /// Names of tasks with subtask shards (`NAME.SUB.cert[.zst]`) in the `shards` directory:
@@ -869,7 +866,7 @@ pub fn run_with(
                         r.push((task.index, task.name.clone(), Instant::now()));
                     }
                     if on_disk(&plan.shard_path(dir, task)).is_none() {
-                        note_started(dir, &task.name);
+                        append_line(dir, STARTED_FILE, &task.name);
                     }
                     let outcome = prove_position(
                         dir,
