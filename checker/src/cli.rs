@@ -3,6 +3,7 @@
 use crate::proof::{check_bytes_with, CheckFileError, Shards};
 use amazons_format::stored;
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -40,6 +41,13 @@ impl Shards for DirShards {
     }
 }
 
+/// Writes a line to stdout. A failed write (the reader closed the pipe: `... | head`) is
+/// ignored rather than a panic: the checking goes on, so the exit code still covers every
+/// file.
+fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
 /// Checks every file named in `paths` (directories are searched recursively for `*.cert`
 /// and `*.cert.zst` files) and returns the exit code: 0 when every certificate verifies, 1 when some
 /// certificate is wrong, 2 when some input is unreadable (which takes precedence).
@@ -69,18 +77,22 @@ pub fn run(paths: &[PathBuf]) -> i32 {
             let ms = start.elapsed().as_millis();
             match result {
                 Ok(Ok(report)) if report.shards > 0 => {
-                    println!(
+                    say(format_args!(
                         "{}: ok ({} steps + {} steps in {} shards, {ms} ms)",
                         file.display(),
                         report.steps,
                         report.shard_steps,
                         report.shards
-                    );
-                    println!("verified: {}", report.claim);
+                    ));
+                    say(format_args!("verified: {}", report.claim));
                 }
                 Ok(Ok(report)) => {
-                    println!("{}: ok ({} steps, {ms} ms)", file.display(), report.steps);
-                    println!("verified: {}", report.claim);
+                    say(format_args!(
+                        "{}: ok ({} steps, {ms} ms)",
+                        file.display(),
+                        report.steps
+                    ));
+                    say(format_args!("verified: {}", report.claim));
                 }
                 Ok(Err(CheckFileError::Wrong(e))) => {
                     eprint!("{}: WRONG certificate\n{e}", file.display());

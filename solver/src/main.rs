@@ -9,6 +9,33 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// Standard output closed by the reader (`amazons tasks ... | head`): stop quietly, as a
+/// program killed by SIGPIPE would, instead of panicking; other write errors are reported.
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: writing to standard output: {e}");
+    std::process::exit(1);
+}
+
+// `print!` and `println!` through [`stdout_failed`]; these shadow the standard macros in
+// this file (the standard ones panic when the pipe is closed).
+macro_rules! print {
+    ($($arg:tt)*) => {{
+        if let Err(e) = write!(std::io::stdout().lock(), $($arg)*) {
+            stdout_failed(e)
+        }
+    }};
+}
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            stdout_failed(e)
+        }
+    }};
+}
+
 /// Solve small Amazons boards and publish checkable proof certificates.
 ///
 /// Boards are `WxH` (width x height, files a.., ranks 1..) with the small-board start

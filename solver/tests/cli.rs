@@ -681,3 +681,39 @@ fn db_audit_covers_the_active_table() {
         solved.stderr
     );
 }
+
+/// Runs `exe args` with its standard output a pipe whose reading end is closed before the
+/// program writes (as `... | head` does once it has enough), and returns the exit code and
+/// standard error.
+fn run_into_closed_pipe(exe: &Path, args: &[&str]) -> (i32, String) {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for the child");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), stderr)
+}
+
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    // perft 5x5 3 and the check of a solved 5x4 take long enough that every line is
+    // written after the pipe is closed; each used to panic (exit 101).
+    let dir = TempDir::new("closed-pipe");
+    let cert = dir.path("5x4.cert");
+    ok(&["solve", "5x4", "-q", "-o", s(&cert)]);
+    let exe = Path::new(env!("CARGO_BIN_EXE_amazons"));
+    for args in [vec!["perft", "5x5", "3"], vec!["check", s(&cert)]] {
+        let (code, stderr) = run_into_closed_pipe(exe, &args);
+        assert!(!stderr.contains("panicked"), "amazons {args:?}: {stderr}");
+        assert_eq!(code, 0, "amazons {args:?}: {stderr}");
+    }
+    if let Some(check) = amazons_check_exe() {
+        let (code, stderr) = run_into_closed_pipe(&check, &[s(&cert)]);
+        assert!(!stderr.contains("panicked"), "amazons-check: {stderr}");
+        assert_eq!(code, 0, "amazons-check: {stderr}");
+    }
+}

@@ -14,7 +14,9 @@ fn main() {
     let mut options_done = false;
     for arg in std::env::args_os().skip(1) {
         if !options_done && (arg == "--help" || arg == "-h") {
-            println!("{USAGE}");
+            use std::io::Write;
+            // A closed pipe (`amazons-check --help | head -1`) is not an error here.
+            let _ = writeln!(std::io::stdout(), "{USAGE}");
             return;
         } else if !options_done && arg == "--" {
             options_done = true;
