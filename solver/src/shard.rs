@@ -796,6 +796,9 @@ pub fn run_with(
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
     tried_last(&mut work, dir);
+    // Tasks with a shard on disk first: they only need checking, so the progress line soon
+    // counts them all and its estimate covers only the work left.
+    work.sort_by_key(|t| on_disk(&plan.shard_path(dir, t)).is_none());
     // Without a fixed first move, one task the side to move wins settles the root: no
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);

@@ -90,6 +90,37 @@ fn pending_lists_the_tasks_left_with_tried_ones_last() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A resumed run checks the shards on disk before it solves anything, so its progress
+/// counts them all at once (the order among the others is `pending`'s).
+#[test]
+fn a_resumed_run_takes_the_finished_shards_first() {
+    let plan = plan_4x4();
+    let dir = fresh_dir("resumed-first");
+    run(&plan, &dir, 1);
+    let unique: Vec<&shard::Task> = plan.unique().collect();
+    for t in [unique[0], unique[2]] {
+        std::fs::remove_file(plan.shard_path(&dir, t)).expect("remove shard");
+    }
+    let on_disk = unique.len() - 2;
+    let seen = std::sync::Mutex::new(Vec::new());
+    shard::run(&plan, &dir, &small_options(), 1, &|p| {
+        seen.lock().expect("lock").push((p.done, p.resumed));
+    })
+    .expect("resumed run");
+    let seen = seen.into_inner().expect("lock");
+    assert!(
+        seen.iter().any(|&(done, _)| done == unique.len()),
+        "{seen:?}"
+    );
+    for &(done, resumed) in &seen {
+        assert!(
+            done == resumed || resumed == on_disk,
+            "a task was solved before every shard on disk was counted: {seen:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The times in `manifest.md`: of this run for the tasks it solved, from `times.tsv` for
 /// the tasks an earlier run solved, `-` where none was recorded.
 #[test]
