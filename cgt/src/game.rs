@@ -67,6 +67,8 @@ struct Node {
     left: Box<[GameId]>,
     right: Box<[GameId]>,
     nus: Option<Nus>,
+    /// Left and right stop, computed once from the options' stops when interned.
+    stops: (Rational, Rational),
 }
 
 /// Left and right option lists (sorted by id) as a map key.
@@ -288,12 +290,28 @@ impl GameStore {
             return g;
         }
         let nus = self.recognize_nus(&key.0, &key.1);
+        let stops = match nus.filter(Nus::is_number) {
+            Some(n) => (n.number, n.number),
+            None => (
+                key.0
+                    .iter()
+                    .map(|&x| self.right_stop(x))
+                    .max()
+                    .unwrap_or(Rational::ZERO),
+                key.1
+                    .iter()
+                    .map(|&x| self.left_stop(x))
+                    .min()
+                    .unwrap_or(Rational::ZERO),
+            ),
+        };
         let id =
             GameId(u32::try_from(self.nodes.len()).unwrap_or_else(|_| panic!("game store full")));
         self.nodes.push(Node {
             left: key.0.clone(),
             right: key.1.clone(),
             nus,
+            stops,
         });
         self.index.insert(key, id);
         if let Some(n) = nus.filter(Nus::is_number) {
@@ -410,6 +428,17 @@ impl GameStore {
         }
         if let (Some(x), Some(y)) = (self.number_value(g), self.number_value(h)) {
             return x <= y;
+        }
+        // Stops settle many comparisons without a search: they are order-preserving
+        // (g <= h implies L(g) <= L(h) and R(g) <= R(h)), and L(g) < R(h) gives
+        // L(g - h) <= L(g) - R(h) < 0, so g - h < 0 (Siegel, Combinatorial Game Theory,
+        // II.3: stops of sums, and a game with a negative left stop is negative).
+        let ((gl, gr), (hl, hr)) = (self.nodes[g.index()].stops, self.nodes[h.index()].stops);
+        if gl > hl || gr > hr {
+            return false;
+        }
+        if gl < hr {
+            return true;
         }
         if let Some(&b) = self.le_cache.get(&(g, h)) {
             return b;
@@ -718,26 +747,12 @@ impl GameStore {
 
     /// The left stop (the number reached with Left moving first and alternate play).
     pub fn left_stop(&self, g: GameId) -> Rational {
-        if let Some(x) = self.number_value(g) {
-            return x;
-        }
-        self.left(g)
-            .iter()
-            .map(|&x| self.right_stop(x))
-            .max()
-            .unwrap_or(Rational::ZERO)
+        self.nodes[g.index()].stops.0
     }
 
     /// The right stop.
     pub fn right_stop(&self, g: GameId) -> Rational {
-        if let Some(x) = self.number_value(g) {
-            return x;
-        }
-        self.right(g)
-            .iter()
-            .map(|&x| self.left_stop(x))
-            .min()
-            .unwrap_or(Rational::ZERO)
+        self.nodes[g.index()].stops.1
     }
 
     /// The birthday (height of the game tree of the canonical form).
