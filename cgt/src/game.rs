@@ -824,8 +824,17 @@ impl GameStore {
     /// `+-{1,{2|0}}`, `{3|{1|0},*}`, slashes `{4||2|0}` for single nested options.
     pub fn display(&mut self, g: GameId) -> String {
         let mut out = String::new();
-        self.append(g, &mut out, true, false);
+        let _ = self.append(g, &mut out, true, false, usize::MAX);
         out
+    }
+
+    /// [`GameStore::display`] if it has at most `max_len` characters, else `None`. The
+    /// printing stops as soon as the text is too long, so a huge game (whose text can grow
+    /// exponentially with its height) costs about `max_len` characters of work.
+    pub fn display_within(&mut self, g: GameId, max_len: usize) -> Option<String> {
+        let mut out = String::new();
+        self.append(g, &mut out, true, false, max_len)?;
+        Some(out)
     }
 
     fn append_nus(&self, n: Nus, out: &mut String, force_parens: bool) {
@@ -888,18 +897,24 @@ impl GameStore {
         None
     }
 
-    /// Appends `g`; returns the number of slashes used at the top level (0 if bracketed).
+    /// Appends `g`; returns the number of slashes used at the top level (0 if bracketed),
+    /// or `None` as soon as `out` or a part of it grows past `limit` characters (the parts
+    /// all end up in the text, so the whole would be longer still).
     fn append(
         &mut self,
         g: GameId,
         out: &mut String,
         force_brackets: bool,
         force_parens: bool,
-    ) -> usize {
+        limit: usize,
+    ) -> Option<usize> {
         const MAX_SLASHES: usize = 4;
+        if out.len() > limit {
+            return None;
+        }
         if let Some(n) = self.nus(g) {
             self.append_nus(n, out, force_parens);
-            return 0;
+            return (out.len() <= limit).then_some(0);
         }
         let lo = self.sorted(self.left(g));
         let ro = self.sorted(self.right(g));
@@ -913,12 +928,12 @@ impl GameStore {
                 if i > 0 {
                     out.push(',');
                 }
-                self.append(x, out, true, lo.len() == 1);
+                self.append(x, out, true, lo.len() == 1, limit)?;
             }
             if lo.len() > 1 {
                 out.push('}');
             }
-            return 0;
+            return (out.len() <= limit).then_some(0);
         }
         if let Some((tiny, translate, subscript)) = self.number_tiny(g) {
             if force_parens {
@@ -926,7 +941,7 @@ impl GameStore {
             }
             let z = self.zero();
             if translate != z {
-                self.append(translate, out, false, false);
+                self.append(translate, out, false, false, limit)?;
                 out.push('+');
             }
             let frac = self
@@ -935,7 +950,7 @@ impl GameStore {
             if frac {
                 out.push('(');
             }
-            self.append(subscript, out, true, true);
+            self.append(subscript, out, true, true, limit)?;
             if frac {
                 out.push(')');
             }
@@ -943,7 +958,7 @@ impl GameStore {
             if force_parens {
                 out.push(')');
             }
-            return 0;
+            return (out.len() <= limit).then_some(0);
         }
         let mut left_out = String::new();
         let mut slashes_l = 1;
@@ -951,7 +966,8 @@ impl GameStore {
             if i > 0 {
                 left_out.push(',');
             }
-            slashes_l = slashes_l.max(self.append(x, &mut left_out, lo.len() > 1, false) + 1);
+            let slashes = self.append(x, &mut left_out, lo.len() > 1, false, limit)?;
+            slashes_l = slashes_l.max(slashes + 1);
         }
         let mut right_out = String::new();
         let mut slashes_r = 1;
@@ -959,7 +975,8 @@ impl GameStore {
             if i > 0 {
                 right_out.push(',');
             }
-            slashes_r = slashes_r.max(self.append(x, &mut right_out, ro.len() > 1, false) + 1);
+            let slashes = self.append(x, &mut right_out, ro.len() > 1, false, limit)?;
+            slashes_r = slashes_r.max(slashes + 1);
         }
         let slashes = slashes_l.max(slashes_r);
         let brackets = force_brackets || slashes >= MAX_SLASHES;
@@ -973,10 +990,11 @@ impl GameStore {
         out.push_str(&right_out);
         if brackets {
             out.push('}');
-            0
-        } else {
-            slashes
         }
+        if out.len() > limit {
+            return None;
+        }
+        Some(if brackets { 0 } else { slashes })
     }
 
     /// The game written with braces only, options in CGSuite order (no `+-`, no slashes).
@@ -1072,5 +1090,39 @@ mod tests {
         assert!(s.confused(st, z));
         assert!(s.confused(up, st));
         assert_eq!(s.outcome(up), Outcome::L);
+    }
+
+    #[test]
+    fn display_within_is_the_display_when_it_fits() {
+        let mut s = GameStore::new();
+        let texts = [
+            "0",
+            "^*",
+            "+-{1,{2|0}}",
+            "{4||2|0}",
+            "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}",
+            "1+(1/2).Tiny",
+        ];
+        let mut games: Vec<GameId> = texts
+            .iter()
+            .map(|t| s.parse(t).expect("parse"))
+            .collect();
+        // Deeper games whose text grows fast: {g | -g} nested.
+        let mut g = s.parse("{1|0}").expect("parse");
+        for _ in 0..6 {
+            let minus = s.neg(g);
+            let one = s.integer(1);
+            let next = s.game(&[g, one], &[minus]);
+            games.push(next);
+            g = next;
+        }
+        for g in games {
+            let full = s.display(g);
+            for max in [0, 1, 3, full.len().saturating_sub(1), full.len(), full.len() + 5] {
+                let within = s.display_within(g, max);
+                let expected = (full.len() <= max).then(|| full.clone());
+                assert_eq!(within, expected, "{full} within {max}");
+            }
+        }
     }
 }

@@ -1062,8 +1062,8 @@ fn record_of(store: &mut GameStore, g: GameId, thermo: u32, max_len: u16) -> Rec
         outcome: store.outcome(g),
         exact: store.bounds(g),
         value: (max_len > 0)
-            .then(|| store.display(g))
-            .filter(|v| v.len() <= max_len as usize),
+            .then(|| store.display_within(g, max_len as usize))
+            .flatten(),
     }
 }
 
