@@ -918,8 +918,11 @@ impl GameStore {
         }
         let lo = self.sorted(self.left(g));
         let ro = self.sorted(self.right(g));
-        let negative = self.neg(g);
-        if negative == g && !lo.is_empty() {
+        // `g = -g` needs as many Left as Right options and L(g) = -R(g); checking that
+        // first spares negating (and storing the negative of) every large game printed.
+        let maybe_pm =
+            !lo.is_empty() && lo.len() == ro.len() && self.left_stop(g) == -self.right_stop(g);
+        if maybe_pm && self.neg(g) == g {
             out.push_str("+-");
             if lo.len() > 1 {
                 out.push('{');
@@ -1103,10 +1106,7 @@ mod tests {
             "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}",
             "1+(1/2).Tiny",
         ];
-        let mut games: Vec<GameId> = texts
-            .iter()
-            .map(|t| s.parse(t).expect("parse"))
-            .collect();
+        let mut games: Vec<GameId> = texts.iter().map(|t| s.parse(t).expect("parse")).collect();
         // Deeper games whose text grows fast: {g | -g} nested.
         let mut g = s.parse("{1|0}").expect("parse");
         for _ in 0..6 {
@@ -1118,7 +1118,14 @@ mod tests {
         }
         for g in games {
             let full = s.display(g);
-            for max in [0, 1, 3, full.len().saturating_sub(1), full.len(), full.len() + 5] {
+            for max in [
+                0,
+                1,
+                3,
+                full.len().saturating_sub(1),
+                full.len(),
+                full.len() + 5,
+            ] {
                 let within = s.display_within(g, max);
                 let expected = (full.len() <= max).then(|| full.clone());
                 assert_eq!(within, expected, "{full} within {max}");

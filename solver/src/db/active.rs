@@ -790,9 +790,13 @@ impl ActiveDb {
 
 // ----- build -----
 
-/// A build progress report, sent after each region size.
+/// A build progress report, sent after each region size, then about every ten seconds
+/// while the records (thermographs, classes, values) are derived.
 #[derive(Debug, Clone)]
 pub struct ActiveProgress {
+    /// Deriving the records: `entries` counts the entries given a record so far and
+    /// `games` the distinct games valued.
+    pub records: bool,
     pub size: u32,
     pub max_size: u32,
     pub regions: usize,
@@ -808,6 +812,13 @@ pub struct ActiveProgress {
 
 impl fmt::Display for ActiveProgress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.records {
+            return write!(
+                f,
+                "records: {}/{} entries, {} games valued, {:.1?}",
+                self.entries, self.entries_total, self.games, self.elapsed
+            );
+        }
         write!(
             f,
             "size {}/{}: {}/{} regions, {}/{} entries, {} games, {} cached, {:.1?}",
@@ -1130,6 +1141,7 @@ pub fn build_active(
             !matches!(shapes.get(r + 1), Some(s) if s.count_ones() == c.count_ones());
         if last_of_size {
             progress(&ActiveProgress {
+                records: false,
                 size: c.count_ones(),
                 max_size,
                 regions: r + 1,
@@ -1153,8 +1165,8 @@ pub fn build_active(
     let mut unsound = (0u64, None);
     let mut out_ids: Vec<u32> = Vec::with_capacity(ids.len());
     let mut mixed = 0u64;
+    let mut last_report = Instant::now();
     for (r, &c) in shapes.iter().enumerate() {
-        let _ = c;
         for e in offsets[r]..offsets[r + 1] {
             let gid = ids[e as usize];
             let rid = match game_rec.get(&gid) {
@@ -1197,6 +1209,21 @@ pub fn build_active(
                 }
             };
             out_ids.push(rid);
+        }
+        if last_report.elapsed() >= Duration::from_secs(10) {
+            last_report = Instant::now();
+            progress(&ActiveProgress {
+                records: true,
+                size: c.count_ones(),
+                max_size,
+                regions: r + 1,
+                regions_total: shapes.len(),
+                entries: offsets[r + 1],
+                entries_total: total,
+                games: game_rec.len(),
+                cached: store.cache_len(),
+                elapsed: t0.elapsed(),
+            });
         }
     }
     // Count entries with both colours.
