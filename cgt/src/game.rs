@@ -832,9 +832,49 @@ impl GameStore {
     /// printing stops as soon as the text is too long, so a huge game (whose text can grow
     /// exponentially with its height) costs about `max_len` characters of work.
     pub fn display_within(&mut self, g: GameId, max_len: usize) -> Option<String> {
+        // Sorting the options of a large game the CGSuite way costs far more than its
+        // text: rule such games out first.
+        if self.text_lower_bound(g, max_len) > max_len {
+            return None;
+        }
         let mut out = String::new();
         self.append(g, &mut out, true, false, max_len)?;
         Some(out)
+    }
+
+    /// A lower bound on the length of `g`'s text, exact up to `cap + 1` at most (the walk
+    /// stops there, so it costs about `cap` steps). Every option [`GameStore::append`]
+    /// prints has a text of its own: a `+-` form prints its Left options, other forms both
+    /// sides with separators, and a `.Tiny`/`.Miny` form (one option each side) at least
+    /// its five-letter suffix.
+    fn text_lower_bound(&self, g: GameId, cap: usize) -> usize {
+        if self.nus(g).is_some() {
+            return 1;
+        }
+        let (l, r) = (self.left(g), self.right(g));
+        let maybe_pm =
+            !l.is_empty() && l.len() == r.len() && self.left_stop(g) == -self.right_stop(g);
+        let sum = |opts: &[GameId], mut total: usize| {
+            for &x in opts {
+                if total > cap {
+                    break;
+                }
+                total += self.text_lower_bound(x, cap - total) + 1;
+            }
+            total
+        };
+        // `+-` and one separator after each option; else one separator after each option
+        // but the last, the bar counted in its place.
+        let bound = if maybe_pm {
+            sum(l, 1)
+        } else {
+            sum(r, sum(l, 0)).saturating_sub(1)
+        };
+        if l.len() == 1 && r.len() == 1 {
+            bound.min(5)
+        } else {
+            bound
+        }
     }
 
     fn append_nus(&self, n: Nus, out: &mut String, force_parens: bool) {
@@ -1095,6 +1135,27 @@ mod tests {
         assert_eq!(s.outcome(up), Outcome::L);
     }
 
+    /// Every game of the 4x2 area `x...|o...` (CGSuite's example): the bound never
+    /// exceeds the text, and `display_within` agrees with `display` at the edge.
+    #[test]
+    fn text_bounds_hold_for_every_game_of_an_area() {
+        let p = amazons_format::Position::parse_grid("x...|o...", amazons_format::Color::Black)
+            .expect("grid");
+        let mut s = GameStore::new();
+        s.value_of_area(&p).expect("value");
+        for i in 0..s.len() {
+            let g = GameId(i as u32);
+            let full = s.display(g);
+            assert!(
+                s.text_lower_bound(g, usize::MAX / 2) <= full.len(),
+                "{full}"
+            );
+            let n = full.len();
+            assert_eq!(s.display_within(g, n).as_deref(), Some(full.as_str()));
+            assert_eq!(s.display_within(g, n - 1), None, "{full}");
+        }
+    }
+
     #[test]
     fn display_within_is_the_display_when_it_fits() {
         let mut s = GameStore::new();
@@ -1118,6 +1179,10 @@ mod tests {
         }
         for g in games {
             let full = s.display(g);
+            assert!(
+                s.text_lower_bound(g, usize::MAX / 2) <= full.len(),
+                "{full}"
+            );
             for max in [
                 0,
                 1,
