@@ -1113,6 +1113,19 @@ pub fn build_active(
     let mut ids: Vec<GameId> = Vec::with_capacity(total as usize);
     let mut store = GameStore::new();
     let max_size = shapes.last().map_or(0, |s| s.count_ones());
+    // A report after region `r` with `games` games and `cached` cache entries.
+    let progress_at = |records: bool, (r, games, cached): (usize, usize, usize)| ActiveProgress {
+        records,
+        size: shapes[r].count_ones(),
+        max_size,
+        regions: r + 1,
+        regions_total: shapes.len(),
+        entries: offsets[r + 1],
+        entries_total: total,
+        games,
+        cached,
+        elapsed: t0.elapsed(),
+    };
     for (r, &c) in shapes.iter().enumerate() {
         build_region(
             &mut store,
@@ -1140,18 +1153,8 @@ pub fn build_active(
         let last_of_size =
             !matches!(shapes.get(r + 1), Some(s) if s.count_ones() == c.count_ones());
         if last_of_size {
-            progress(&ActiveProgress {
-                records: false,
-                size: c.count_ones(),
-                max_size,
-                regions: r + 1,
-                regions_total: shapes.len(),
-                entries: offsets[r + 1],
-                entries_total: total,
-                games: store.len(),
-                cached: store.cache_len(),
-                elapsed: t0.elapsed(),
-            });
+            let at = (r, store.len(), store.cache_len());
+            progress(&progress_at(false, at));
         }
     }
 
@@ -1166,7 +1169,7 @@ pub fn build_active(
     let mut out_ids: Vec<u32> = Vec::with_capacity(ids.len());
     let mut mixed = 0u64;
     let mut last_report = Instant::now();
-    for (r, &c) in shapes.iter().enumerate() {
+    for r in 0..shapes.len() {
         for e in offsets[r]..offsets[r + 1] {
             let gid = ids[e as usize];
             let rid = match game_rec.get(&gid) {
@@ -1212,18 +1215,8 @@ pub fn build_active(
         }
         if last_report.elapsed() >= Duration::from_secs(10) {
             last_report = Instant::now();
-            progress(&ActiveProgress {
-                records: true,
-                size: c.count_ones(),
-                max_size,
-                regions: r + 1,
-                regions_total: shapes.len(),
-                entries: offsets[r + 1],
-                entries_total: total,
-                games: game_rec.len(),
-                cached: store.cache_len(),
-                elapsed: t0.elapsed(),
-            });
+            let at = (r, game_rec.len(), store.cache_len());
+            progress(&progress_at(true, at));
         }
     }
     // Count entries with both colours.
