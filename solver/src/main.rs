@@ -778,6 +778,32 @@ fn usage<T>(msg: impl Into<String>) -> Result<T> {
     Err(Usage(msg.into()).into())
 }
 
+/// Rejects a `--hash` of zero or of more than the machine's memory (read from
+/// `/proc/meminfo` where there is one): a table that cannot be allocated would abort.
+fn check_hash(mib: usize) -> Result<()> {
+    if mib == 0 {
+        return usage("--hash must be at least 1 MiB");
+    }
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_total_mib(&text));
+    match total {
+        Some(total) if mib > total => usage(format!(
+            "--hash {mib} MiB is more than this machine's memory ({total} MiB); \
+             about half of it is a good size"
+        )),
+        _ if mib > (1 << 30) => usage(format!("--hash {mib} MiB is too large")),
+        _ => Ok(()),
+    }
+}
+
+/// The `MemTotal` line of `/proc/meminfo`, in MiB.
+fn mem_total_mib(meminfo: &str) -> Option<usize> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
 impl Setup {
     fn position(&self, board: Option<&str>) -> Result<Position> {
         let mut pos = match (&self.position, board) {
@@ -981,9 +1007,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eval,
             sharding,
         } => {
-            if hash == 0 {
-                return usage("--hash must be at least 1 MiB");
-            }
+            check_hash(hash)?;
             let opts = Options {
                 hash_mib: hash,
                 max_nodes,
@@ -1096,9 +1120,7 @@ fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Res
     if threads.contains(&0) {
         return usage("--threads: thread counts start at 1");
     }
-    if hash == 0 {
-        return usage("--hash must be at least 1 MiB");
-    }
+    check_hash(hash)?;
     let p = Position::start("5x6")?;
     let g = Geometry::new(p.board);
     let root = Pos::from_position(&p);

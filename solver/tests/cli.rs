@@ -396,6 +396,11 @@ fn bad_inputs_exit_2_with_one_error_line() {
     assert!(m.contains("fast"), "{m}");
     let m = assert_usage_error(&["db", "build-active", "--tiers", "3x5:0"]);
     assert!(m.contains("3x5:0"), "{m}");
+    // A table larger than any machine's memory used to abort in the allocator.
+    for hash in ["0", "99999999999"] {
+        let m = assert_usage_error(&["solve", "4x4", "--hash", hash]);
+        assert!(m.contains("--hash"), "{m}");
+    }
 }
 
 /// `amazons bench --threads 1,2`: the sharded rows name the winner's first move and give
