@@ -571,6 +571,9 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     };
     let first = parse_first(position, &sharding.first_move)?;
     let plan = plan(position, first)?;
+    if sharding.threads == Some(0) {
+        return usage("--threads: thread counts start at 1");
+    }
     let threads = sharding
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

@@ -396,6 +396,16 @@ fn bad_inputs_exit_2_with_one_error_line() {
     assert!(m.contains("fast"), "{m}");
     let m = assert_usage_error(&["db", "build-active", "--tiers", "3x5:0"]);
     assert!(m.contains("3x5:0"), "{m}");
+    let dir = TempDir::new("zero-threads");
+    let m = assert_usage_error(&[
+        "solve",
+        "4x4",
+        "--shards",
+        s(&dir.path("s")),
+        "--threads",
+        "0",
+    ]);
+    assert!(m.contains("thread"), "{m}");
     // A table larger than any machine's memory used to abort in the allocator.
     for hash in ["0", "99999999999"] {
         let m = assert_usage_error(&["solve", "4x4", "--hash", hash]);
