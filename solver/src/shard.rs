@@ -305,8 +305,18 @@ pub struct Progress {
     pub searched: u64,
     pub elapsed: Duration,
     pub last: String,
-    /// The tasks being solved now, with how long each has run.
-    pub running: Vec<(String, Duration)>,
+    /// The tasks being solved now.
+    pub running: Vec<Running>,
+}
+
+/// A task in flight, as the progress line shows it.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub name: String,
+    /// How long it has run.
+    pub elapsed: Duration,
+    /// Its finished subtask shards on disk: how far a split task has got.
+    pub subtasks: usize,
 }
 
 impl Progress {
@@ -333,13 +343,20 @@ impl Progress {
     }
 
     /// `; running NAME (T), ...` for the tasks in flight that have run a minute or more
-    /// (the long ones a watcher wants to know about), else nothing.
+    /// (the long ones a watcher wants to know about), with their subtask shards so far if
+    /// they were split, else nothing.
     fn running_list(&self) -> String {
         let long: Vec<String> = self
             .running
             .iter()
-            .filter(|(_, t)| *t >= Duration::from_secs(60))
-            .map(|(name, t)| format!("{name} ({:.0} min)", t.as_secs_f64() / 60.0))
+            .filter(|r| r.elapsed >= LONG_TASK)
+            .map(|r| {
+                let min = r.elapsed.as_secs_f64() / 60.0;
+                match r.subtasks {
+                    0 => format!("{} ({min:.0} min)", r.name),
+                    n => format!("{} ({min:.0} min, {n} subtask shards)", r.name),
+                }
+            })
             .collect();
         if long.is_empty() {
             String::new()
@@ -347,6 +364,28 @@ impl Progress {
             format!("; running {}", long.join(", "))
         }
     }
+}
+
+/// Tasks in flight this long are named in the progress line.
+const LONG_TASK: Duration = Duration::from_secs(60);
+
+/// How many finished subtask shards of task `name` (files `NAME.*.cert`, compressed or
+/// not) are in `dir/shards`.
+pub fn subtask_shards(dir: &Path, name: &str) -> usize {
+    let prefix = format!("{name}.");
+    std::fs::read_dir(dir.join("shards")).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| {
+                let file = e.file_name();
+                let file = file.to_string_lossy();
+                // `NAME.cert` itself starts with the prefix too, but its rest, `cert`, does
+                // not end with `.cert`.
+                file.strip_prefix(&prefix)
+                    .is_some_and(|rest| rest.ends_with(".cert") || rest.ends_with(".cert.zst"))
+            })
+            .count()
+    })
 }
 
 /// Reads a shard that is already on disk if it checks and proves the task's position.
@@ -837,7 +876,15 @@ pub fn run_with(
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .iter()
-                .map(|(_, name, t)| (name.clone(), t.elapsed()))
+                .map(|(_, name, t)| Running {
+                    name: name.clone(),
+                    elapsed: t.elapsed(),
+                    subtasks: if t.elapsed() >= LONG_TASK {
+                        subtask_shards(dir, name)
+                    } else {
+                        0
+                    },
+                })
                 .collect(),
         });
     };

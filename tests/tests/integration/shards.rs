@@ -206,6 +206,14 @@ fn progress_counts_the_nodes_of_running_and_finished_tasks() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+fn running(name: &str, secs: u64, subtasks: usize) -> shard::Running {
+    shard::Running {
+        name: name.into(),
+        elapsed: std::time::Duration::from_secs(secs),
+        subtasks,
+    }
+}
+
 #[test]
 fn progress_lines_name_the_long_running_tasks() {
     let p = shard::Progress {
@@ -217,8 +225,9 @@ fn progress_lines_name_the_long_running_tasks() {
         elapsed: std::time::Duration::from_secs(100),
         last: "002-a1-a2xa3 (Black wins, 5 ms)".into(),
         running: vec![
-            ("044-b1-c2xa4".into(), std::time::Duration::from_secs(150)),
-            ("049-b1-c2xd4".into(), std::time::Duration::from_secs(20)),
+            running("044-b1-c2xa4", 150, 0),
+            running("049-b1-c2xd4", 20, 0),
+            running("050-b1-c2xd5", 600, 12),
         ],
     };
     let line = p.line();
@@ -226,11 +235,37 @@ fn progress_lines_name_the_long_running_tasks() {
         line.starts_with("tasks 3/10 (1 resumed), 5000 nodes, 50 nodes/s"),
         "{line}"
     );
-    assert!(line.ends_with("; running 044-b1-c2xa4 (2 min)"), "{line}");
+    assert!(
+        line.ends_with("; running 044-b1-c2xa4 (2 min), 050-b1-c2xd5 (10 min, 12 subtask shards)"),
+        "{line}"
+    );
     assert!(
         !line.contains("049"),
         "tasks under a minute are not listed: {line}"
     );
+}
+
+#[test]
+fn subtask_shards_count_a_split_tasks_finished_subtasks() {
+    let dir = fresh_dir("subtask-count");
+    let shards = dir.join("shards");
+    std::fs::create_dir_all(&shards).expect("create shards");
+    assert_eq!(shard::subtask_shards(&dir, "006-a5-a3xa4"), 0);
+    for file in [
+        "006-a5-a3xa4.000-a3-b2xa1.cert",
+        "006-a5-a3xa4.001-a3-b2xb1.cert.zst",
+        "006-a5-a3xa4.001-a3-b2xb1.000-b6-b5xb4.cert",
+        // Not finished subtasks of 006: the task's own shard, a temporary file, another task.
+        "006-a5-a3xa4.cert",
+        "006-a5-a3xa4.002-a3-b2xc2.cert.tmp",
+        "007-a5-a3xa5.000-a3-b2xa1.cert",
+    ] {
+        std::fs::write(shards.join(file), b"x").expect("write");
+    }
+    assert_eq!(shard::subtask_shards(&dir, "006-a5-a3xa4"), 3);
+    assert_eq!(shard::subtask_shards(&dir, "007-a5-a3xa5"), 1);
+    assert_eq!(shard::subtask_shards(&dir, "008-a5-a3xa6"), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
