@@ -307,6 +307,8 @@ pub struct Progress {
     pub last: String,
     /// The tasks being solved now.
     pub running: Vec<Running>,
+    /// Subtasks of split tasks solved by threads that had no task of their own left.
+    pub helped: usize,
 }
 
 /// A task in flight, as the progress line shows it.
@@ -331,13 +333,17 @@ impl Progress {
             format!("about {left:.0} s left")
         };
         format!(
-            "tasks {}/{} ({} resumed), {} nodes, {:.0} nodes/s, {:.1} s elapsed, {left}; last {}",
+            "tasks {}/{} ({} resumed), {} nodes, {:.0} nodes/s, {:.1} s elapsed, {left}{}; last {}",
             self.done,
             self.total,
             self.resumed,
             self.searched,
             self.searched as f64 / secs,
             secs,
+            match self.helped {
+                0 => String::new(),
+                n => format!(", {n} subtasks solved by idle threads"),
+            },
             self.last
         ) + &self.running_list()
     }
@@ -598,13 +604,12 @@ fn solve_position(
 /// `Err(Attempt::Budget)` leaves the task open: a subtask was over budget at the last
 /// level.
 fn prove_position(
-    dir: &Path,
+    cx: &Split,
     position: &Position,
     name: &str,
-    root: &Position,
-    opts: &Options,
     depth: usize,
 ) -> Result<Done, Attempt> {
+    let (dir, root, opts) = (cx.dir, cx.root, cx.opts);
     if let Some(done) = existing_at(&shard_file(dir, name), position) {
         return Ok(done);
     }
@@ -623,7 +628,7 @@ fn prove_position(
         // The side to move seems to win: fix its most promising move, one subtask per
         // reply; up to three guesses, a refuted one replaced by the next.
         for &first in ranked.iter().take(GUESSES) {
-            match prove_guess(dir, position, first, name, root, opts, depth)? {
+            match prove_guess(cx, position, first, name, depth)? {
                 Some(found) => return finish_split(dir, position, name, root, found, t),
                 None => {
                     // Refuted: not tried again.
@@ -637,7 +642,7 @@ fn prove_position(
     }
     // The side to move seems to lose, or its best guesses were refuted: every move is a
     // subtask (most promising first); if one of them wins, it alone proves the task.
-    let found = prove_every_move(dir, position, &order, tries, name, root, opts, depth)?;
+    let found = prove_every_move(cx, position, &order, tries, name, depth)?;
     finish_split(dir, position, name, root, found, t)
 }
 
@@ -645,35 +650,31 @@ fn prove_position(
 /// refutes it (its subtask shards are then removed: they prove nothing the task needs);
 /// `Err(Attempt::Budget)` when a subtask stays open.
 fn prove_guess(
-    dir: &Path,
+    cx: &Split,
     position: &Position,
     first: Move,
     name: &str,
-    root: &Position,
-    opts: &Options,
     depth: usize,
 ) -> Result<Option<(Plan, Vec<Done>)>, Attempt> {
     let sub = Plan::new(position, Some(first))?.prefixed(name);
-    let mut results: Vec<Option<Done>> = Vec::with_capacity(sub.tasks.len());
+    let unique: Vec<&Task> = sub.unique().collect();
+    // A reply the side to move does not win refutes the guess: no need for the others.
+    let proved = prove_in_order(cx, &unique, depth - 1, position.to_move.opponent());
+    let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
     let mut open = false;
-    for t in &sub.tasks {
-        if t.mirror.is_some() {
-            results.push(None);
-            continue;
-        }
-        match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
-            Ok(d) if d.winner != position.to_move => {
+    for (t, outcome) in unique.iter().zip(proved) {
+        match outcome {
+            Some(Ok(d)) if d.winner != position.to_move => {
                 for t in sub.unique() {
-                    remove_shards(dir, &t.name);
+                    remove_shards(cx.dir, &t.name);
                 }
                 return Ok(None);
             }
-            Ok(d) => results.push(Some(d)),
-            Err(Attempt::Budget) => {
-                open = true;
-                results.push(None);
-            }
-            Err(e) => return Err(e),
+            Some(Ok(d)) => results[t.index] = Some(d),
+            Some(Err(Attempt::Budget)) => open = true,
+            Some(Err(e)) => return Err(e),
+            // Only after a refutation or a failure, which returned above.
+            None => open = true,
         }
     }
     if open {
@@ -687,15 +688,12 @@ fn prove_guess(
 /// in it last); the first that the side to move wins proves the task alone, else all of
 /// them prove the loss. With `tries`, only the first `tries` moves of `order` are
 /// tried, and the task stays open unless one of them wins.
-#[allow(clippy::too_many_arguments)]
 fn prove_every_move(
-    dir: &Path,
+    cx: &Split,
     position: &Position,
     order: &[Move],
     tries: Option<usize>,
     name: &str,
-    root: &Position,
-    opts: &Options,
     depth: usize,
 ) -> Result<(Plan, Vec<Done>), Attempt> {
     let sub = Plan::new(position, None)?.prefixed(name);
@@ -704,24 +702,31 @@ fn prove_every_move(
     if let Some(n) = tries {
         tasks.retain(|t| order.iter().take(n).any(|&m| m == t.mv));
     }
+    // A move the side to move wins proves the task: no need for the others.
+    let proved = prove_in_order(cx, &tasks, depth - 1, position.to_move);
     let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
     let mut open = false;
-    for t in tasks {
-        match prove_position(dir, &t.position, &t.name, root, opts, depth - 1) {
-            Ok(d) if d.winner == position.to_move => {
+    for (t, outcome) in tasks.iter().zip(proved) {
+        match outcome {
+            Some(Ok(d)) if d.winner == position.to_move => {
+                // The other moves' shards are not part of this proof.
+                for other in sub.unique().filter(|o| o.index != t.index) {
+                    remove_shards(cx.dir, &other.name);
+                }
                 let single = Plan {
                     root: position.clone(),
                     first: None,
                     tasks: vec![Task {
                         index: 0,
-                        ..t.clone()
+                        ..(*t).clone()
                     }],
                 };
                 return Ok((single, vec![d]));
             }
-            Ok(d) => results[t.index] = Some(d),
-            Err(Attempt::Budget) => open = true,
-            Err(e) => return Err(e),
+            Some(Ok(d)) => results[t.index] = Some(d),
+            Some(Err(Attempt::Budget)) => open = true,
+            Some(Err(e)) => return Err(e),
+            None => open = true,
         }
     }
     if open || tries.is_some() {
@@ -729,6 +734,192 @@ fn prove_every_move(
     }
     let done = sub.complete(results);
     Ok((sub, done))
+}
+
+/// What a split needs at every level: where shards go, the root they are part of, the
+/// search options, and the pool through which idle threads help.
+struct Split<'a> {
+    dir: &'a Path,
+    root: &'a Position,
+    opts: &'a Options,
+    pool: &'a Pool,
+}
+
+/// Proves `tasks` (subtasks `depth` levels above the last) in this order, as a
+/// sequential loop would, but shares them with idle threads: they are published in the
+/// pool, the owner and any helper claim them one at a time in order, and once one is
+/// won by `decisive` (or fails), no further one is started. Returns each task's outcome,
+/// `None` for tasks never started. Every started task has finished when this returns,
+/// so the caller may remove shards.
+fn prove_in_order(
+    cx: &Split,
+    tasks: &[&Task],
+    depth: usize,
+    decisive: Color,
+) -> Vec<Option<Result<Done, Attempt>>> {
+    let list = std::sync::Arc::new(SubList::new(
+        tasks
+            .iter()
+            .map(|t| (t.position.clone(), t.name.clone()))
+            .collect(),
+        depth,
+        decisive,
+    ));
+    cx.pool.publish(&list);
+    while let Some(i) = list.claim() {
+        let (position, name) = &list.items[i];
+        let outcome = prove_position(cx, position, name, depth);
+        list.put(i, outcome);
+    }
+    cx.pool.withdraw(&list);
+    // Helpers may still be on some of them: help elsewhere meanwhile, then collect.
+    while list.outstanding() > 0 {
+        if !cx.pool.help_once(cx) {
+            list.wait_a_little();
+        }
+    }
+    list.take_results()
+}
+
+/// Subtasks that idle threads may take over: the published lists of the splits in
+/// flight, and how many threads are working (on a task or a subtask).
+#[derive(Default)]
+pub(crate) struct Pool {
+    lists: Mutex<Vec<std::sync::Arc<SubList>>>,
+    active: AtomicUsize,
+    /// Subtasks solved by a thread other than their owner.
+    helped: AtomicUsize,
+}
+
+impl Pool {
+    fn lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {
+        self.lists.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn publish(&self, list: &std::sync::Arc<SubList>) {
+        self.lists().push(list.clone());
+    }
+
+    fn withdraw(&self, list: &std::sync::Arc<SubList>) {
+        self.lists().retain(|l| !std::sync::Arc::ptr_eq(l, list));
+    }
+
+    /// Claims and proves one subtask of some published list (the newest with one left),
+    /// counting this thread as active meanwhile. `false` when there was none.
+    fn help_once(&self, cx: &Split) -> bool {
+        let claimed = {
+            let lists = self.lists();
+            lists.iter().rev().find_map(|l| {
+                let i = l.claim()?;
+                // Under the lists' lock, so an idle thread never sees the pool empty
+                // and nobody active while this subtask is under way.
+                self.active.fetch_add(1, Ordering::SeqCst);
+                Some((l.clone(), i))
+            })
+        };
+        let Some((list, i)) = claimed else {
+            return false;
+        };
+        let (position, name) = &list.items[i];
+        let outcome = prove_position(cx, position, name, list.depth);
+        list.put(i, outcome);
+        self.helped.fetch_add(1, Ordering::Relaxed);
+        self.active.fetch_sub(1, Ordering::SeqCst);
+        true
+    }
+
+    /// An idle thread's loop: helps until no thread is working and nothing is published,
+    /// or `quit` says the run is over.
+    fn help_until_done(&self, cx: &Split, quit: &dyn Fn() -> bool) {
+        while !quit() {
+            if self.help_once(cx) {
+                continue;
+            }
+            if self.active.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// One split's subtasks, claimed in order.
+struct SubList {
+    items: Vec<(Position, String)>,
+    depth: usize,
+    /// A subtask this colour wins ends the list.
+    decisive: Color,
+    state: Mutex<ListState>,
+    changed: std::sync::Condvar,
+}
+
+struct ListState {
+    next: usize,
+    stop: bool,
+    outstanding: usize,
+    results: Vec<Option<Result<Done, Attempt>>>,
+}
+
+impl SubList {
+    fn new(items: Vec<(Position, String)>, depth: usize, decisive: Color) -> SubList {
+        let results = items.iter().map(|_| None).collect();
+        SubList {
+            items,
+            depth,
+            decisive,
+            state: Mutex::new(ListState {
+                next: 0,
+                stop: false,
+                outstanding: 0,
+                results,
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ListState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The next subtask to prove, unless all are taken or the list was settled.
+    fn claim(&self) -> Option<usize> {
+        let mut s = self.state();
+        if s.stop || s.next >= self.items.len() {
+            return None;
+        }
+        s.next += 1;
+        s.outstanding += 1;
+        Some(s.next - 1)
+    }
+
+    /// Records subtask `i`'s outcome; a decisive win or a failure settles the list.
+    fn put(&self, i: usize, outcome: Result<Done, Attempt>) {
+        let mut s = self.state();
+        let settles = match &outcome {
+            Ok(d) => d.winner == self.decisive,
+            Err(Attempt::Budget) => false,
+            Err(Attempt::Failed(_)) => true,
+        };
+        s.stop |= settles;
+        s.outstanding -= 1;
+        s.results[i] = Some(outcome);
+        self.changed.notify_all();
+    }
+
+    fn outstanding(&self) -> usize {
+        self.state().outstanding
+    }
+
+    fn wait_a_little(&self) {
+        let s = self.state();
+        if s.outstanding > 0 {
+            let _ = self.changed.wait_timeout(s, Duration::from_millis(20));
+        }
+    }
+
+    fn take_results(&self) -> Vec<Option<Result<Done, Attempt>>> {
+        std::mem::take(&mut self.state().results)
+    }
 }
 
 /// Removes the shard `NAME` (either form) and every shard nested under it (`NAME.*`).
@@ -850,6 +1041,7 @@ pub fn run_with(
         ..opts.clone()
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
+    let pool = Pool::default();
     let open = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
@@ -886,6 +1078,7 @@ pub fn run_with(
                     },
                 })
                 .collect(),
+            helped: pool.helped.load(Ordering::Relaxed),
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);
@@ -905,27 +1098,36 @@ pub fn run_with(
             .map(|_| {
                 scope.spawn(|| loop {
                     crate::tt::keep_entries(budget.shared_table);
+                    let cx = Split {
+                        dir,
+                        root: &plan.root,
+                        opts: &per_thread,
+                        pool: &pool,
+                    };
+                    let quit = || {
+                        first_error.lock().map(|e| e.is_some()).unwrap_or(true)
+                            || settled.load(Ordering::SeqCst)
+                    };
+                    // Counted before taking a task, so an idle thread never sees nobody
+                    // working while a task is being taken.
+                    pool.active.fetch_add(1, Ordering::SeqCst);
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&task) = work.get(i) else { break };
-                    if first_error.lock().map(|e| e.is_some()).unwrap_or(true)
-                        || settled.load(Ordering::SeqCst)
-                    {
+                    let Some(&task) = work.get(i).filter(|_| !quit()) else {
+                        pool.active.fetch_sub(1, Ordering::SeqCst);
+                        // No task left for this thread: it helps with the subtasks of
+                        // the split tasks still running.
+                        pool.help_until_done(&cx, &quit);
                         break;
-                    }
+                    };
                     if let Ok(mut r) = running.lock() {
                         r.push((task.index, task.name.clone(), Instant::now()));
                     }
                     if on_disk(&plan.shard_path(dir, task)).is_none() {
                         append_line(dir, STARTED_FILE, &task.name);
                     }
-                    let outcome = prove_position(
-                        dir,
-                        &task.position,
-                        &task.name,
-                        &plan.root,
-                        &per_thread,
-                        budget.split_depth,
-                    );
+                    let outcome =
+                        prove_position(&cx, &task.position, &task.name, budget.split_depth);
+                    pool.active.fetch_sub(1, Ordering::SeqCst);
                     if let Ok(mut r) = running.lock() {
                         r.retain(|(i, _, _)| *i != task.index);
                     }
@@ -1232,7 +1434,14 @@ mod tests {
         let dir = tempdir("guess");
         // A sibling whose name shares a prefix must survive the clean-up.
         std::fs::write(dir.join("shards").join("t0.cert"), b"x").expect("write");
-        let refuted = prove_guess(&dir, &p, losing, "t", &p, &opts, 1).expect("no error");
+        let pool = Pool::default();
+        let cx = Split {
+            dir: &dir,
+            root: &p,
+            opts: &opts,
+            pool: &pool,
+        };
+        let refuted = prove_guess(&cx, &p, losing, "t", 1).expect("no error");
         assert!(refuted.is_none(), "the losing guess is refuted");
         assert_eq!(
             files(&dir),
@@ -1242,7 +1451,7 @@ mod tests {
 
         // Every move a subtask, losing move first: the winning move proves the task alone.
         let order = vec![losing, winning];
-        let found = prove_every_move(&dir, &p, &order, Some(2), "t", &p, &opts, 1).expect("found");
+        let found = prove_every_move(&cx, &p, &order, Some(2), "t", 1).expect("found");
         assert_eq!(found.0.tasks.len(), 1);
         assert_eq!(found.1[0].winner, Color::Black);
         let done = finish_split(&dir, &p, "t", &p, found, Instant::now()).expect("manifest");
@@ -1253,6 +1462,56 @@ mod tests {
         .expect("decode");
         let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
         amazons_checker::check_with(&cert, &shards).expect("the split manifest checks");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn idle_threads_take_subtasks_in_order_and_a_decisive_one_settles_the_list() {
+        let (p, losing, winning) = black_to_move();
+        let opts = Options {
+            hash_mib: 4,
+            ..Options::default()
+        };
+        let dir = tempdir("pool");
+        let pool = Pool::default();
+        let cx = Split {
+            dir: &dir,
+            root: &p,
+            opts: &opts,
+            pool: &pool,
+        };
+        let after = |m| amazons_checker::rules::play(&p, m);
+        let items = vec![
+            (after(losing), "t.0".to_string()),
+            (after(winning), "t.1".to_string()),
+            (after(losing), "t.2".to_string()),
+        ];
+        // As in a split of Black's moves: a Black win settles the list.
+        let list = std::sync::Arc::new(SubList::new(items, 0, Color::Black));
+        pool.publish(&list);
+        // An idle thread takes the first subtask (a White win: the list goes on).
+        assert!(pool.help_once(&cx));
+        assert_eq!(pool.helped.load(Ordering::SeqCst), 1);
+        assert_eq!(pool.active.load(Ordering::SeqCst), 0);
+        // The owner takes the next one in order: a Black win, which settles the list.
+        assert_eq!(list.claim(), Some(1));
+        let (position, name) = &list.items[1];
+        list.put(1, prove_position(&cx, position, name, 0));
+        assert_eq!(list.claim(), None, "settled: no further subtask starts");
+        assert!(!pool.help_once(&cx), "nothing left to help with");
+        assert_eq!(list.outstanding(), 0);
+        let winners: Vec<Option<Color>> = list
+            .take_results()
+            .into_iter()
+            .map(|r| r.map(|r| r.expect("proved").winner))
+            .collect();
+        assert_eq!(winners, vec![Some(Color::White), Some(Color::Black), None]);
+        assert_eq!(
+            files(&dir),
+            vec!["t.0.cert".to_string(), "t.1.cert".to_string()]
+        );
+        pool.withdraw(&list);
+        assert!(pool.lists().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -229,6 +229,7 @@ fn progress_lines_name_the_long_running_tasks() {
             running("049-b1-c2xd4", 20, 0),
             running("050-b1-c2xd5", 600, 12),
         ],
+        helped: 0,
     };
     let line = p.line();
     assert!(
@@ -242,6 +243,12 @@ fn progress_lines_name_the_long_running_tasks() {
     assert!(
         !line.contains("049"),
         "tasks under a minute are not listed: {line}"
+    );
+    assert!(!line.contains("idle"), "{line}");
+    let helped = shard::Progress { helped: 7, ..p }.line();
+    assert!(
+        helped.contains(", 7 subtasks solved by idle threads; last 002-a1-a2xa3"),
+        "{helped}"
     );
 }
 
@@ -543,6 +550,22 @@ fn tasks_over_budget_are_split_or_left_open() {
         amazons_format::Color::Black,
         "4x4 is a second-player win"
     );
+    // Idle threads take over subtasks, but the shards do not depend on who solved them:
+    // one thread gives the same root hash.
+    let alone = fresh_dir("split-alone");
+    let (one, _) = shard::run_with(
+        &plan,
+        &alone,
+        &tight,
+        shard::Budget {
+            threads: 1,
+            ..budget(3)
+        },
+        &|_| {},
+    )
+    .expect("split solve on one thread");
+    assert_eq!(root_hash(&one), root_hash(&manifest));
+    let _ = std::fs::remove_dir_all(&alone);
     // Resuming a split run re-solves nothing and gives the same root hash.
     let (again, done) =
         shard::run_with(&plan, &dir, &tight, budget(3), &|_| {}).expect("resumed split solve");
