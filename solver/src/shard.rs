@@ -745,6 +745,17 @@ struct Split<'a> {
     pool: &'a Pool,
 }
 
+impl<'a> Split<'a> {
+    fn new(dir: &'a Path, root: &'a Position, opts: &'a Options, pool: &'a Pool) -> Split<'a> {
+        Split {
+            dir,
+            root,
+            opts,
+            pool,
+        }
+    }
+}
+
 /// Proves `tasks` (subtasks `depth` levels above the last) in this order, as a
 /// sequential loop would, but shares them with idle threads: they are published in the
 /// pool, the owner and any helper claim them one at a time in order, and once one is
@@ -1098,12 +1109,7 @@ pub fn run_with(
             .map(|_| {
                 scope.spawn(|| loop {
                     crate::tt::keep_entries(budget.shared_table);
-                    let cx = Split {
-                        dir,
-                        root: &plan.root,
-                        opts: &per_thread,
-                        pool: &pool,
-                    };
+                    let cx = Split::new(dir, &plan.root, &per_thread, &pool);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)
                             || settled.load(Ordering::SeqCst)
@@ -1395,6 +1401,14 @@ mod tests {
         v
     }
 
+    /// Options with a 4 MiB table: enough for the 4x4 positions of these tests.
+    fn small_table() -> Options {
+        Options {
+            hash_mib: 4,
+            ..Options::default()
+        }
+    }
+
     /// 4x4 after White's first move: Black (to move) wins, with some winning and some
     /// losing moves; returns the position, a losing and a winning Black move.
     fn black_to_move() -> (Position, Move, Move) {
@@ -1402,10 +1416,7 @@ mod tests {
         let g = Geometry::new(root.board);
         let pos = Pos::from_position(&root);
         let after = pos.play(pos.moves(&g)[0]);
-        let opts = Options {
-            hash_mib: 4,
-            ..Options::default()
-        };
+        let opts = small_table();
         let (mut losing, mut winning) = (None, None);
         for m in after.moves(&g) {
             let child = after.play(m).to_position(&g);
@@ -1427,20 +1438,12 @@ mod tests {
     #[test]
     fn a_refuted_guess_leaves_no_shards_and_every_move_split_finds_the_win() {
         let (p, losing, winning) = black_to_move();
-        let opts = Options {
-            hash_mib: 4,
-            ..Options::default()
-        };
+        let opts = small_table();
         let dir = tempdir("guess");
         // A sibling whose name shares a prefix must survive the clean-up.
         std::fs::write(dir.join("shards").join("t0.cert"), b"x").expect("write");
         let pool = Pool::default();
-        let cx = Split {
-            dir: &dir,
-            root: &p,
-            opts: &opts,
-            pool: &pool,
-        };
+        let cx = Split::new(&dir, &p, &opts, &pool);
         let refuted = prove_guess(&cx, &p, losing, "t", 1).expect("no error");
         assert!(refuted.is_none(), "the losing guess is refuted");
         assert_eq!(
@@ -1468,18 +1471,10 @@ mod tests {
     #[test]
     fn idle_threads_take_subtasks_in_order_and_a_decisive_one_settles_the_list() {
         let (p, losing, winning) = black_to_move();
-        let opts = Options {
-            hash_mib: 4,
-            ..Options::default()
-        };
+        let opts = small_table();
         let dir = tempdir("pool");
         let pool = Pool::default();
-        let cx = Split {
-            dir: &dir,
-            root: &p,
-            opts: &opts,
-            pool: &pool,
-        };
+        let cx = Split::new(&dir, &p, &opts, &pool);
         let after = |m| amazons_checker::rules::play(&p, m);
         let items = vec![
             (after(losing), "t.0".to_string()),
