@@ -831,11 +831,15 @@ impl Pool {
         let Some((list, i)) = claimed else {
             return false;
         };
+        let mut claim = Helping {
+            pool: self,
+            list: &list,
+            i,
+            outcome: None,
+        };
         let (position, name) = &list.items[i];
-        let outcome = prove_position(cx, position, name, list.depth);
-        list.put(i, outcome);
+        claim.outcome = Some(prove_position(cx, position, name, list.depth));
         self.helped.fetch_add(1, Ordering::Relaxed);
-        self.active.fetch_sub(1, Ordering::SeqCst);
         true
     }
 
@@ -851,6 +855,29 @@ impl Pool {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+}
+
+/// A subtask a helper claimed. Dropping it hands the outcome to the list and marks the
+/// helper idle again, also when the search panicked: the owner then sees a failure
+/// instead of waiting forever, and the other threads can end.
+struct Helping<'a> {
+    pool: &'a Pool,
+    list: &'a SubList,
+    i: usize,
+    outcome: Option<Result<Done, Attempt>>,
+}
+
+impl Drop for Helping<'_> {
+    fn drop(&mut self) {
+        let outcome = self.outcome.take().unwrap_or_else(|| {
+            Err(Attempt::Failed(ShardError::Task {
+                task: self.list.items[self.i].1.clone(),
+                reason: "the thread solving it panicked".into(),
+            }))
+        });
+        self.list.put(self.i, outcome);
+        self.pool.active.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
