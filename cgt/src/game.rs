@@ -190,6 +190,11 @@ impl GameStore {
         self.thermo_cache = HashMap::default();
     }
 
+    /// The id of the game stored at `index` (the inverse of [`GameId::index`]), if any.
+    pub fn id_at(&self, index: usize) -> Option<GameId> {
+        (index < self.nodes.len()).then_some(GameId(index as u32))
+    }
+
     /// True if nothing is stored (never, 0 is always there).
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
@@ -1075,6 +1080,17 @@ mod tests {
             Rational::ZERO
         );
         assert_eq!(simplest_between(Some(r(3, 2)), Some(r(4, 1))), r(2, 1));
+    }
+
+    #[test]
+    fn id_at_inverts_index_and_stops_at_the_end() {
+        let mut s = GameStore::new();
+        let games = [s.zero(), s.star(), s.up(), s.integer(-3)];
+        for g in games {
+            assert_eq!(s.id_at(g.index()), Some(g));
+        }
+        assert_eq!(s.id_at(s.len()), None);
+        assert!(s.id_at(s.len() - 1).is_some());
     }
 
     #[test]

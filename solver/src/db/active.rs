@@ -1158,23 +1158,30 @@ pub fn build_active(
         }
     }
 
-    // Records: per distinct game, deduplicated by content.
+    // Records: per distinct game, deduplicated by content. The record ids are written
+    // over the game ids in place (one per-entry vector, not two), a game's record is
+    // remembered in a vector indexed by game, and the memo caches are bounded as in the
+    // values phase: the largest tables are short of memory here, not of time.
+    let mut ids: Vec<u32> = ids.into_iter().map(|g| g.index() as u32).collect();
     let mut thermo_ids: HashMap<Thermograph, u32> = HashMap::new();
     let mut thermographs: Vec<Thermograph> = Vec::new();
     let mut rec_ids: HashMap<Record, u32> = HashMap::new();
     let mut records: Vec<Record> = Vec::new();
-    let mut game_rec: HashMap<GameId, u32> = HashMap::new();
+    let mut game_rec: Vec<u32> = vec![u32::MAX; store.len()];
+    let mut games = 0usize;
     let mut disagree = (0u64, None);
     let mut unsound = (0u64, None);
-    let mut out_ids: Vec<u32> = Vec::with_capacity(ids.len());
     let mut mixed = 0u64;
     let mut last_report = Instant::now();
     for r in 0..shapes.len() {
         for e in offsets[r]..offsets[r + 1] {
-            let gid = ids[e as usize];
-            let rid = match game_rec.get(&gid) {
-                Some(&x) => x,
-                None => {
+            let gi = ids[e as usize] as usize;
+            let rid = match game_rec.get(gi) {
+                Some(&x) if x != u32::MAX => x,
+                _ => {
+                    let gid = store.id_at(gi).ok_or_else(|| {
+                        DbError::Build(format!("entry {e} names game {gi}, not in the store"))
+                    })?;
                     let th = store.thermograph(gid);
                     let tid = match thermo_ids.get(&th) {
                         Some(&t) => t,
@@ -1207,15 +1214,19 @@ pub fn build_active(
                             x
                         }
                     };
-                    game_rec.insert(gid, rid);
+                    game_rec[gi] = rid;
+                    games += 1;
+                    if store.cache_len() > CACHE_LIMIT {
+                        store.clear_caches();
+                    }
                     rid
                 }
             };
-            out_ids.push(rid);
+            ids[e as usize] = rid;
         }
         if last_report.elapsed() >= Duration::from_secs(10) {
             last_report = Instant::now();
-            let at = (r, game_rec.len(), store.cache_len());
+            let at = (r, games, store.cache_len());
             progress(&progress_at(true, at));
         }
     }
@@ -1229,10 +1240,11 @@ pub fn build_active(
             }
         }
     }
-    let games = game_rec.len();
     drop(store);
-    drop(ids);
-    let bytes = encode(cfg, &shapes, &thermographs, &records, &out_ids);
+    drop(game_rec);
+    drop(rec_ids);
+    drop(thermo_ids);
+    let bytes = encode(cfg, &shapes, &thermographs, &records, &ids);
     let path = write_atomic(dir, ACTIVE_FILE, &bytes)?;
     Ok(ActiveSummary {
         path,
