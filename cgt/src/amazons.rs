@@ -401,6 +401,33 @@ mod tests {
         assert_eq!(followers(&p), 3);
     }
 
+    /// Unit tests hash option lists by their lengths only (see `option_hash`), so nearly
+    /// every game here is found through a collision chain; the value must still be CGSuite's,
+    /// and interning must still give each canonical game one id.
+    #[test]
+    fn colliding_option_hashes_change_no_value() {
+        let mut s = GameStore::new();
+        let p = Position::parse_grid("x...|o...", Color::Black).expect("grid");
+        let g = s.value_of_area(&p).expect("value");
+        let published = "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}";
+        assert_eq!(s.display(g), published);
+        let games = s.len();
+        assert_eq!(s.parse(published).expect("parse"), g);
+        let mut fresh = GameStore::new();
+        assert_eq!(
+            fresh
+                .parse(published)
+                .map(|h| fresh.display(h))
+                .expect("parse"),
+            published
+        );
+        assert_eq!(
+            s.len(),
+            games,
+            "parsing the same value interned no new game"
+        );
+    }
+
     #[test]
     fn clearing_the_caches_changes_no_value() {
         let mut s = GameStore::new();

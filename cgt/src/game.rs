@@ -4,12 +4,13 @@
 //! options), so two games are equal exactly when their [`GameId`]s are equal. Options are
 //! stored sorted by id; the printer sorts them the way CGSuite does.
 
-use crate::fx::FxBuild;
+use crate::fx::{FxBuild, FxHasher};
 use crate::rational::Rational;
 use crate::thermograph::Thermograph;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
 
 /// The id of a canonical game inside one [`GameStore`]. Ids of different stores do not mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -64,21 +65,50 @@ impl Outcome {
 
 #[derive(Debug, Clone)]
 struct Node {
-    left: Box<[GameId]>,
-    right: Box<[GameId]>,
+    /// Where the options start in [`GameStore::opts`]: the left ones, then the right ones.
+    start: usize,
+    lefts: u32,
+    rights: u32,
+    /// The next game whose options hash to the same [`GameStore::index`] key, or [`NONE`].
+    next: u32,
     nus: Option<Nus>,
     /// Left and right stop, computed once from the options' stops when interned.
     stops: (Rational, Rational),
 }
 
-/// Left and right option lists (sorted by id) as a map key.
-type OptionKey = (Box<[GameId]>, Box<[GameId]>);
+/// Left then right options, and the number of left ones, as a map key (one allocation).
+type OptionKey = (Box<[GameId]>, u32);
 
-/// An arena of canonical games with interning and memoized operations.
+/// No game: the end of a chain of games whose options hash alike.
+const NONE: u32 = u32::MAX;
+
+/// The [`GameStore::index`] key of an option list pair: a hash, folded so that the map's
+/// own hash of it sees every bit. Equal hashes are told apart by comparing the options.
+#[cfg(not(test))]
+fn option_hash(left: &[GameId], right: &[GameId]) -> u64 {
+    let mut h = FxHasher::default();
+    left.hash(&mut h);
+    right.hash(&mut h);
+    let x = h.finish();
+    x ^ (x >> 32)
+}
+
+/// In the unit tests, a hash that only sees the option counts: most games then share a
+/// key, so every test below also runs the collision chains.
+#[cfg(test)]
+fn option_hash(left: &[GameId], right: &[GameId]) -> u64 {
+    (left.len() * 64 + right.len()) as u64
+}
+
+/// An arena of canonical games with interning and memoized operations. The options of all
+/// games live in one vector and are found by hash without a second copy as a map key: the
+/// store is most of a large database build's memory.
 #[derive(Debug, Clone)]
 pub struct GameStore {
     nodes: Vec<Node>,
-    index: HashMap<OptionKey, GameId, FxBuild>,
+    opts: Vec<GameId>,
+    /// Option hash to the newest game with that hash (older ones chain through `next`).
+    index: HashMap<u64, u32, FxBuild>,
     numbers: HashMap<Rational, GameId, FxBuild>,
     le_cache: HashMap<(GameId, GameId), bool, FxBuild>,
     build_cache: HashMap<OptionKey, GameId, FxBuild>,
@@ -151,6 +181,7 @@ impl GameStore {
     pub fn new() -> GameStore {
         let mut s = GameStore {
             nodes: Vec::new(),
+            opts: Vec::new(),
             index: HashMap::default(),
             numbers: HashMap::default(),
             le_cache: HashMap::default(),
@@ -202,12 +233,15 @@ impl GameStore {
 
     /// Left options of a canonical game (sorted by id).
     pub fn left(&self, g: GameId) -> &[GameId] {
-        &self.nodes[g.index()].left
+        let n = &self.nodes[g.index()];
+        &self.opts[n.start..n.start + n.lefts as usize]
     }
 
     /// Right options of a canonical game (sorted by id).
     pub fn right(&self, g: GameId) -> &[GameId] {
-        &self.nodes[g.index()].right
+        let n = &self.nodes[g.index()];
+        let from = n.start + n.lefts as usize;
+        &self.opts[from..from + n.rights as usize]
     }
 
     /// The number-up-star form, if the game is one.
@@ -290,35 +324,47 @@ impl GameStore {
         left.dedup();
         right.sort_unstable();
         right.dedup();
-        let key = (left.into_boxed_slice(), right.into_boxed_slice());
-        if let Some(&g) = self.index.get(&key) {
-            return g;
+        let hash = option_hash(&left, &right);
+        let mut at = self.index.get(&hash).copied().unwrap_or(NONE);
+        while at != NONE {
+            let g = GameId(at);
+            if self.left(g) == left.as_slice() && self.right(g) == right.as_slice() {
+                return g;
+            }
+            at = self.nodes[g.index()].next;
         }
-        let nus = self.recognize_nus(&key.0, &key.1);
+        let nus = self.recognize_nus(&left, &right);
         let stops = match nus.filter(Nus::is_number) {
             Some(n) => (n.number, n.number),
             None => (
-                key.0
-                    .iter()
+                left.iter()
                     .map(|&x| self.right_stop(x))
                     .max()
                     .unwrap_or(Rational::ZERO),
-                key.1
+                right
                     .iter()
                     .map(|&x| self.left_stop(x))
                     .min()
                     .unwrap_or(Rational::ZERO),
             ),
         };
-        let id =
-            GameId(u32::try_from(self.nodes.len()).unwrap_or_else(|_| panic!("game store full")));
+        let raw = u32::try_from(self.nodes.len())
+            .ok()
+            .filter(|&i| i != NONE)
+            .unwrap_or_else(|| panic!("game store full"));
+        let id = GameId(raw);
+        let start = self.opts.len();
+        self.opts.extend_from_slice(&left);
+        self.opts.extend_from_slice(&right);
+        let next = self.index.insert(hash, raw).unwrap_or(NONE);
         self.nodes.push(Node {
-            left: key.0.clone(),
-            right: key.1.clone(),
+            start,
+            lefts: left.len() as u32,
+            rights: right.len() as u32,
+            next,
             nus,
             stops,
         });
-        self.index.insert(key, id);
         if let Some(n) = nus.filter(Nus::is_number) {
             self.numbers.entry(n.number).or_insert(id);
         }
@@ -559,7 +605,7 @@ impl GameStore {
         l.dedup();
         r.sort_unstable();
         r.dedup();
-        let key = (l.clone().into_boxed_slice(), r.clone().into_boxed_slice());
+        let key: OptionKey = (l.iter().chain(&r).copied().collect(), l.len() as u32);
         if let Some(&g) = self.build_cache.get(&key) {
             return g;
         }
