@@ -4,13 +4,12 @@
 //! options), so two games are equal exactly when their [`GameId`]s are equal. Options are
 //! stored sorted by id; the printer sorts them the way CGSuite does.
 
-use crate::fx::{FxBuild, FxHasher};
+use crate::fx::FxBuild;
 use crate::rational::Rational;
 use crate::thermograph::Thermograph;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::hash::{Hash, Hasher};
 
 /// The id of a canonical game inside one [`GameStore`]. Ids of different stores do not mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,7 +85,8 @@ const NONE: u32 = u32::MAX;
 /// own hash of it sees every bit. Equal hashes are told apart by comparing the options.
 #[cfg(not(test))]
 fn option_hash(left: &[GameId], right: &[GameId]) -> u64 {
-    let mut h = FxHasher::default();
+    use std::hash::{Hash, Hasher};
+    let mut h = crate::fx::FxHasher::default();
     left.hash(&mut h);
     right.hash(&mut h);
     let x = h.finish();
