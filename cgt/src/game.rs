@@ -8,8 +8,9 @@ use crate::fx::FxBuild;
 use crate::rational::Rational;
 use crate::thermograph::Thermograph;
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// The id of a canonical game inside one [`GameStore`]. Ids of different stores do not mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,7 +115,9 @@ pub struct GameStore {
     build_cache: HashMap<OptionKey, GameId, FxBuild>,
     sum_cache: HashMap<(GameId, GameId), GameId, FxBuild>,
     neg_cache: HashMap<GameId, GameId, FxBuild>,
-    pub(crate) thermo_cache: HashMap<GameId, Thermograph, FxBuild>,
+    pub(crate) thermo_cache: HashMap<GameId, Arc<Thermograph>, FxBuild>,
+    /// Every distinct thermograph in `thermo_cache`, once.
+    pub(crate) thermo_shared: HashSet<Arc<Thermograph>, FxBuild>,
     pub(crate) area_cache: HashMap<(u8, u8, crate::amazons::Bits), GameId, FxBuild>,
 }
 
@@ -189,6 +192,7 @@ impl GameStore {
             sum_cache: HashMap::default(),
             neg_cache: HashMap::default(),
             thermo_cache: HashMap::default(),
+            thermo_shared: HashSet::default(),
             area_cache: HashMap::default(),
         };
         s.zero();
@@ -219,6 +223,7 @@ impl GameStore {
         self.sum_cache = HashMap::default();
         self.neg_cache = HashMap::default();
         self.thermo_cache = HashMap::default();
+        self.thermo_shared = HashSet::default();
     }
 
     /// The id of the game stored at `index` (the inverse of [`GameId::index`]), if any.

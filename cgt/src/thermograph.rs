@@ -14,6 +14,7 @@ use crate::game::{GameId, GameStore};
 use crate::rational::Rational;
 use crate::CgtError;
 use std::fmt;
+use std::sync::Arc;
 
 /// A continuous piecewise-linear function of the temperature on `[-1, inf)`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -433,7 +434,7 @@ impl GameStore {
     /// The subzero thermograph of a canonical game (memoized).
     pub fn thermograph(&mut self, g: GameId) -> Thermograph {
         if let Some(t) = self.thermo_cache.get(&g) {
-            return t.clone();
+            return Thermograph::clone(t);
         }
         let th = match self.number_value(g) {
             Some(x) if x.is_integer() => Thermograph::mast(x),
@@ -466,7 +467,16 @@ impl GameStore {
                 }
             }
         };
-        self.thermo_cache.insert(g, th.clone());
+        // Far fewer thermographs than games: each distinct one is kept once and shared.
+        let shared = match self.thermo_shared.get(&th) {
+            Some(t) => Arc::clone(t),
+            None => {
+                let t = Arc::new(th.clone());
+                self.thermo_shared.insert(Arc::clone(&t));
+                t
+            }
+        };
+        self.thermo_cache.insert(g, shared);
         th
     }
 
