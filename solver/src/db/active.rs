@@ -1126,6 +1126,7 @@ pub fn build_active(
         cached,
         elapsed: t0.elapsed(),
     };
+    let mut last_values_report = Instant::now();
     for (r, &c) in shapes.iter().enumerate() {
         build_region(
             &mut store,
@@ -1150,9 +1151,11 @@ pub fn build_active(
                 offsets[r + 1] - offsets[r]
             )));
         }
+        // A line at the end of every region size, and every 10 s within the large ones.
         let last_of_size =
             !matches!(shapes.get(r + 1), Some(s) if s.count_ones() == c.count_ones());
-        if last_of_size {
+        if last_of_size || last_values_report.elapsed() >= Duration::from_secs(10) {
+            last_values_report = Instant::now();
             let at = (r, store.len(), store.cache_len());
             progress(&progress_at(false, at));
         }
