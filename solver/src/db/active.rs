@@ -1096,6 +1096,54 @@ fn thermo_bounds_sound(store: &mut GameStore, g: GameId, th: &Thermograph) -> bo
     lo_ok && hi_ok
 }
 
+/// Distinct values numbered in first-seen order, each kept once: found by a hash, and
+/// values with equal hashes are chained and compared (a map keyed by the values would hold
+/// every record twice, and records with value texts are most of a large build's end).
+struct Distinct<T> {
+    items: Vec<T>,
+    /// Hash to the newest item with it; older ones with the same hash chain through `next`.
+    newest: HashMap<u64, u32>,
+    next: Vec<u32>,
+    hash: fn(&T) -> u64,
+}
+
+impl<T: std::hash::Hash + Eq + Clone> Default for Distinct<T> {
+    fn default() -> Self {
+        Distinct::with_hash(|item| {
+            use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+            BuildHasherDefault::<DefaultHasher>::default().hash_one(item)
+        })
+    }
+}
+
+impl<T: Eq + Clone> Distinct<T> {
+    fn with_hash(hash: fn(&T) -> u64) -> Self {
+        Distinct {
+            items: Vec::new(),
+            newest: HashMap::new(),
+            next: Vec::new(),
+            hash,
+        }
+    }
+
+    /// The number of `item`, adding a copy of it if it is new.
+    fn id(&mut self, item: &T) -> u32 {
+        let hash = (self.hash)(item);
+        let mut at = self.newest.get(&hash).copied();
+        while let Some(i) = at {
+            if self.items[i as usize] == *item {
+                return i;
+            }
+            at = Some(self.next[i as usize]).filter(|&n| n != u32::MAX);
+        }
+        let i = self.items.len() as u32;
+        self.items.push(item.clone());
+        self.next
+            .push(self.newest.insert(hash, i).unwrap_or(u32::MAX));
+        i
+    }
+}
+
 /// Builds the active-area table into `dir` (atomically). Single-threaded: every value lives
 /// in one [`GameStore`].
 pub fn build_active(
@@ -1166,10 +1214,8 @@ pub fn build_active(
     // remembered in a vector indexed by game, and the memo caches are bounded as in the
     // values phase: the largest tables are short of memory here, not of time.
     let mut ids: Vec<u32> = ids.into_iter().map(|g| g.index() as u32).collect();
-    let mut thermo_ids: HashMap<Thermograph, u32> = HashMap::new();
-    let mut thermographs: Vec<Thermograph> = Vec::new();
-    let mut rec_ids: HashMap<Record, u32> = HashMap::new();
-    let mut records: Vec<Record> = Vec::new();
+    let mut thermographs: Distinct<Thermograph> = Distinct::default();
+    let mut records: Distinct<Record> = Distinct::default();
     let mut game_rec: Vec<u32> = vec![u32::MAX; store.len()];
     let mut games = 0usize;
     let mut disagree = (0u64, None);
@@ -1186,15 +1232,7 @@ pub fn build_active(
                         DbError::Build(format!("entry {e} names game {gi}, not in the store"))
                     })?;
                     let th = store.thermograph(gid);
-                    let tid = match thermo_ids.get(&th) {
-                        Some(&t) => t,
-                        None => {
-                            let t = thermographs.len() as u32;
-                            thermographs.push(th.clone());
-                            thermo_ids.insert(th.clone(), t);
-                            t
-                        }
-                    };
+                    let tid = thermographs.id(&th);
                     let rec = record_of(&mut store, gid, tid, cfg.max_value_len);
                     if thermograph_outcome(&th) != rec.outcome {
                         disagree.0 += 1;
@@ -1208,15 +1246,7 @@ pub fn build_active(
                             unsound.1 = Some(store.display(gid));
                         }
                     }
-                    let rid = match rec_ids.get(&rec) {
-                        Some(&x) => x,
-                        None => {
-                            let x = records.len() as u32;
-                            rec_ids.insert(rec.clone(), x);
-                            records.push(rec);
-                            x
-                        }
-                    };
+                    let rid = records.id(&rec);
                     game_rec[gi] = rid;
                     games += 1;
                     if store.cache_len() > CACHE_LIMIT {
@@ -1245,8 +1275,7 @@ pub fn build_active(
     }
     drop(store);
     drop(game_rec);
-    drop(rec_ids);
-    drop(thermo_ids);
+    let (thermographs, records) = (thermographs.items, records.items);
     let bytes = encode(cfg, &shapes, &thermographs, &records, &ids);
     let path = write_atomic(dir, ACTIVE_FILE, &bytes)?;
     Ok(ActiveSummary {

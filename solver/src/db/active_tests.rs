@@ -459,3 +459,16 @@ fn active_tiers_parse_and_reject_bad_specs() {
         );
     }
 }
+
+#[test]
+fn distinct_values_are_numbered_in_first_seen_order_even_when_every_hash_collides() {
+    let words = ["star", "up", "star", "down", "up", "tiny", "star"];
+    let expected = [0, 1, 0, 2, 1, 3, 0];
+    let mut plain: Distinct<String> = Distinct::default();
+    let mut colliding: Distinct<String> = Distinct::with_hash(|_| 7);
+    for d in [&mut plain, &mut colliding] {
+        let ids: Vec<u32> = words.iter().map(|w| d.id(&w.to_string())).collect();
+        assert_eq!(ids, expected);
+        assert_eq!(d.items, ["star", "up", "down", "tiny"]);
+    }
+}
