@@ -2,9 +2,10 @@
 
 use crate::common::{committed_certificates, workspace_root};
 use amazons_checker::cli::DirShards;
-use amazons_format::{file::verified_body, hash_body, Color, Position};
-use std::collections::BTreeMap;
-use std::path::Path;
+use amazons_format::{file::verified_body, hash_body, Color, Position, Step};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -66,8 +67,54 @@ fn checked(path: &Path, bytes: &[u8]) -> amazons_checker::Report {
     result.unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()))
 }
 
+/// Each file's body hash, and the body hashes that the `Shard` steps of these files cite.
+fn hashes_and_citations<'a>(
+    paths: impl Iterator<Item = &'a PathBuf>,
+) -> (Vec<[u8; 32]>, HashSet<[u8; 32]>) {
+    let mut cited = HashSet::new();
+    let mut own = Vec::new();
+    for path in paths {
+        let bytes = amazons_format::stored::read(path).expect("readable shard");
+        let body = verified_body(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        own.push(hash_body(body));
+        let cert =
+            amazons_format::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for step in &cert.steps {
+            if let Step::Shard { hash } = step {
+                cited.insert(*hash);
+            }
+        }
+    }
+    (own, cited)
+}
+
+/// Checks every `(file, expected root position)` job against `shards`, on all cores.
+fn check_in_parallel(jobs: &[(PathBuf, Option<Position>)], shards: &DirShards) {
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let Some((path, position)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    return;
+                };
+                let bytes = amazons_format::stored::read(path).expect("readable shard");
+                amazons_checker::check_bytes_with(&bytes, shards)
+                    .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
+                if let Some(position) = position {
+                    let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
+                    assert_eq!(&cert.root.position, position, "{}", path.display());
+                }
+            });
+        }
+    });
+}
+
 /// Sharded results still in progress (a plan file, no manifest): every shard on disk must
-/// check (with the other shards, for split tasks) and prove one of the plan's tasks.
+/// check (with the other shards, for split tasks), and each task's shard must prove that
+/// task. A shard that another shard on disk cites is checked through its citer (the
+/// checker checks a cited shard in full), so each is checked once, not once per level of
+/// splitting above it.
 #[test]
 fn committed_partial_shards_check() {
     let dir = workspace_root().join("certificates");
@@ -83,30 +130,35 @@ fn committed_partial_shards_check() {
         }
         let plan = amazons_solver::shard::Plan::read(&sub).expect("plan file");
         let shards = DirShards::scan(&sub.join("shards"));
-        let mut tasks = std::collections::HashSet::new();
+        let mut jobs = Vec::new();
+        let mut tasks = HashSet::new();
         for task in plan.unique() {
-            let Some(path) = amazons_solver::shard::on_disk(&plan.shard_path(&sub, task)) else {
-                continue;
-            };
-            let bytes = amazons_format::stored::read(&path).expect("readable shard");
-            amazons_checker::check_bytes_with(&bytes, &shards)
-                .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
-            let cert = amazons_format::decode(&bytes).expect("it checked, so it decodes");
-            assert_eq!(cert.root.position, task.position, "{}", path.display());
-            tasks.insert(path);
+            if let Some(path) = amazons_solver::shard::on_disk(&plan.shard_path(&sub, task)) {
+                tasks.insert(path.clone());
+                jobs.push((path, Some(task.position.clone())));
+            }
         }
-        // Subtask shards of tasks split but not finished yet: each is a certificate of
-        // its own position, and must check.
-        for path in std::fs::read_dir(sub.join("shards"))
+        // Subtask shards (of tasks split, finished or not): each is a certificate of its
+        // own position and must check, directly or through a shard that cites it.
+        let others: Vec<PathBuf> = std::fs::read_dir(sub.join("shards"))
             .expect("shards directory")
             .flatten()
             .map(|e| e.path())
             .filter(|p| amazons_format::stored::is_cert_path(p) && !tasks.contains(p))
-        {
-            let bytes = amazons_format::stored::read(&path).expect("readable shard");
-            amazons_checker::check_bytes_with(&bytes, &shards)
-                .unwrap_or_else(|e| panic!("{} rejected:\n{e}", path.display()));
-        }
+            .collect();
+        // Citations by task shards count too: a finished split task cites its subtasks.
+        let (own, cited) = hashes_and_citations(jobs.iter().map(|(p, _)| p).chain(&others));
+        let own = &own[jobs.len()..];
+        let unchecked: Vec<PathBuf> = others
+            .into_iter()
+            .zip(own)
+            .filter(|(_, hash)| !cited.contains(*hash))
+            .map(|(path, _)| path)
+            .collect();
+        jobs.extend(unchecked.into_iter().map(|path| (path, None)));
+        // Largest first, so that no big shard is left for the end on one core.
+        jobs.sort_by_key(|(p, _)| std::cmp::Reverse(std::fs::metadata(p).map_or(0, |m| m.len())));
+        check_in_parallel(&jobs, &shards);
     }
 }
 
