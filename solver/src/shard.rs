@@ -263,6 +263,90 @@ fn record_time(dir: &Path, name: &str, done: &Done) {
     );
 }
 
+/// The file to which a run appends how it split each task it split: `name`, the task's
+/// position (grid and side to move), whether the guessing search leaned towards the side
+/// to move, and its move ranking (tab separated, moves comma separated). A resumed run
+/// splits such a task the same way at once, without the budget-limited solve and the
+/// guessing search that decided it the first time (each a full node budget, and with a
+/// shared table not even certain to guess the same move, which would orphan the subtask
+/// shards already done). Only the order of work depends on it; shards are checked as ever.
+pub const SPLITS_FILE: &str = "splits.tsv";
+
+/// The split recorded for task `name` at `position` in `DIR/splits.tsv`: the move
+/// ranking and lean of its last `lean`/`no-lean` line, and the guesses that `refuted` lines
+/// after it name. `None` when there is none, or when the line does not fit the position
+/// (another grid, or not exactly its legal moves).
+fn recorded_split(
+    dir: &Path,
+    name: &str,
+    position: &Position,
+) -> Option<(Vec<Move>, bool, Vec<Move>)> {
+    let text = std::fs::read_to_string(dir.join(SPLITS_FILE)).ok()?;
+    let board = position.board;
+    let grid = position.grid();
+    let mut split: Option<(Vec<Move>, bool)> = None;
+    let mut refuted = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [n, g, to_move, kind, moves] = fields.as_slice() else {
+            continue;
+        };
+        if *n != name || *g != grid || *to_move != position.to_move.name() {
+            continue;
+        }
+        let parsed: Option<Vec<Move>> = if moves.is_empty() {
+            Some(Vec::new())
+        } else {
+            moves
+                .split(',')
+                .map(|m| Move::parse(board, m).ok())
+                .collect()
+        };
+        let Some(parsed) = parsed else {
+            continue;
+        };
+        match *kind {
+            "lean" | "no-lean" => {
+                split = Some((parsed, *kind == "lean"));
+                refuted.clear();
+            }
+            "refuted" => refuted.extend(parsed),
+            _ => {}
+        }
+    }
+    let (ranked, lean) = split?;
+    let mut legal = Pos::from_position(position).moves(&Geometry::new(board));
+    let mut sorted = ranked.clone();
+    let key = |m: &Move| m.notation(board);
+    legal.sort_by_key(key);
+    sorted.sort_by_key(key);
+    (legal == sorted).then_some((ranked, lean, refuted))
+}
+
+/// Appends to `DIR/splits.tsv` that the guess `first` of task `name` was refuted.
+fn record_refuted(dir: &Path, name: &str, position: &Position, first: Move) {
+    let line = format!(
+        "{name}\t{}\t{}\trefuted\t{}",
+        position.grid(),
+        position.to_move.name(),
+        first.notation(position.board)
+    );
+    append_line(dir, SPLITS_FILE, &line);
+}
+
+/// Appends the split of task `name` to `DIR/splits.tsv` (see [`SPLITS_FILE`]).
+fn record_split(dir: &Path, name: &str, position: &Position, ranked: &[Move], lean: bool) {
+    let moves: Vec<String> = ranked.iter().map(|m| m.notation(position.board)).collect();
+    let line = format!(
+        "{name}\t{}\t{}\t{}\t{}",
+        position.grid(),
+        position.to_move.name(),
+        if lean { "lean" } else { "no-lean" },
+        moves.join(",")
+    );
+    append_line(dir, SPLITS_FILE, &line);
+}
+
 /// Appends `line` to `DIR/FILE`, ignoring failures: the run's notes (times, started
 /// tasks) only inform reports and the order of a later run.
 fn append_line(dir: &Path, file: &str, line: &str) {
@@ -613,25 +697,43 @@ fn prove_position(
     if let Some(done) = existing_at(&shard_file(dir, name), position) {
         return Ok(done);
     }
-    match solve_position(dir, position, name, root, opts) {
-        Err(Attempt::Budget) if depth > 0 => {}
-        other => return other,
+    // A task an earlier run split is split again the same way, at once.
+    let recorded = if depth > 0 {
+        recorded_split(dir, name, position)
+    } else {
+        None
+    };
+    if recorded.is_none() {
+        match solve_position(dir, position, name, root, opts) {
+            Err(Attempt::Budget) if depth > 0 => {}
+            other => return other,
+        }
     }
     let t = Instant::now();
-    // The guessing search gets the size of the solve's main table, so that it reuses that
-    // memory instead of holding a third table.
-    let guess_opts = crate::main_search_options(opts);
-    let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
+    let (ranked, lean, refuted) = recorded.unwrap_or_else(|| {
+        // The guessing search gets the size of the solve's main table, so that it reuses
+        // that memory instead of holding a third table.
+        let guess_opts = crate::main_search_options(opts);
+        let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
+        record_split(dir, name, position, &ranked, lean);
+        (ranked, lean, Vec::new())
+    });
     let mut order = ranked.clone();
     let mut tries = None;
     if lean {
         // The side to move seems to win: fix its most promising move, one subtask per
         // reply; up to three guesses, a refuted one replaced by the next.
         for &first in ranked.iter().take(GUESSES) {
+            if refuted.contains(&first) {
+                // Refuted in an earlier run.
+                order.retain(|&m| m != first);
+                continue;
+            }
             match prove_guess(cx, position, first, name, depth)? {
                 Some(found) => return finish_split(dir, position, name, root, found, t),
                 None => {
-                    // Refuted: not tried again.
+                    // Refuted: not tried again (nor by a resumed run).
+                    record_refuted(dir, name, position, first);
                     order.retain(|&m| m != first);
                 }
             }
@@ -1534,6 +1636,96 @@ mod tests {
         );
         pool.withdraw(&list);
         assert!(pool.lists().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The first steps of the certificate in shard `name` of `dir`.
+    fn first_steps(dir: &Path, name: &str) -> Vec<Step> {
+        let bytes = amazons_format::stored::read(&shard_file(dir, name)).expect("read");
+        let cert = amazons_format::decode(&bytes).expect("decode");
+        cert.steps.into_iter().take(2).collect()
+    }
+
+    fn split_lines(dir: &Path, kind: &str) -> usize {
+        std::fs::read_to_string(dir.join(SPLITS_FILE))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.split('\t').nth(3) == Some(kind))
+            .count()
+    }
+
+    #[test]
+    fn a_recorded_split_is_followed_without_searching_again() {
+        let (p, losing, winning) = black_to_move();
+        let mut ranked = Pos::from_position(&p).moves(&Geometry::new(p.board));
+        ranked.retain(|&m| m != losing && m != winning);
+        let opts = small_table(); // no node budget: unrecorded, the task is solved whole
+        let pool = Pool::default();
+
+        // The recorded guess is fixed at once, although the task fits the budget.
+        let dir = tempdir("recorded");
+        let cx = Split::new(&dir, &p, &opts, &pool);
+        let order: Vec<Move> = [winning, losing]
+            .into_iter()
+            .chain(ranked.clone())
+            .collect();
+        record_split(&dir, "t", &p, &order, true);
+        let done = prove_position(&cx, &p, "t", 1).expect("proved");
+        assert_eq!(done.winner, Color::Black);
+        assert_eq!(
+            first_steps(&dir, "t"),
+            vec![Step::Choice(Action::Board(winning)), Step::ReplyAll]
+        );
+        assert_eq!(split_lines(&dir, "lean"), 1, "no new ranking recorded");
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // A guess refuted in an earlier run is not tried again.
+        let dir = tempdir("refuted");
+        let cx = Split::new(&dir, &p, &opts, &pool);
+        let order: Vec<Move> = [losing, winning]
+            .into_iter()
+            .chain(ranked.clone())
+            .collect();
+        record_split(&dir, "t", &p, &order, true);
+        record_refuted(&dir, "t", &p, losing);
+        assert_eq!(
+            recorded_split(&dir, "t", &p),
+            Some((order.clone(), true, vec![losing]))
+        );
+        prove_position(&cx, &p, "t", 1).expect("proved");
+        assert_eq!(
+            first_steps(&dir, "t"),
+            vec![Step::Choice(Action::Board(winning)), Step::ReplyAll]
+        );
+        assert_eq!(
+            split_lines(&dir, "refuted"),
+            1,
+            "the losing guess was not retried"
+        );
+        // A new ranking for the task starts afresh: no guess refuted yet.
+        record_split(&dir, "t", &p, &order, false);
+        assert_eq!(
+            recorded_split(&dir, "t", &p),
+            Some((order.clone(), false, vec![]))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // A record that does not fit the position is ignored: the task is solved whole.
+        let dir = tempdir("stale");
+        let cx = Split::new(&dir, &p, &opts, &pool);
+        let other = amazons_checker::rules::play(&p, winning);
+        record_split(&dir, "t", &other, &order, true);
+        record_split(&dir, "u", &p, &order[1..], true); // not every legal move
+        assert_eq!(recorded_split(&dir, "t", &p), None);
+        assert_eq!(recorded_split(&dir, "u", &p), None);
+        prove_position(&cx, &p, "t", 1).expect("proved");
+        assert!(
+            !first_steps(&dir, "t")
+                .iter()
+                .any(|s| matches!(s, Step::Shard { .. })),
+            "solved whole, not split"
+        );
+        assert_eq!(files(&dir), vec!["t.cert".to_string()]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
