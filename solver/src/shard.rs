@@ -1661,14 +1661,14 @@ mod tests {
         ranked.retain(|&m| m != losing && m != winning);
         let opts = small_table(); // no node budget: unrecorded, the task is solved whole
         let pool = Pool::default();
+        // Every legal move, these two first.
+        let ranking =
+            |a: Move, b: Move| -> Vec<Move> { [a, b].into_iter().chain(ranked.clone()).collect() };
 
         // The recorded guess is fixed at once, although the task fits the budget.
         let dir = tempdir("recorded");
         let cx = Split::new(&dir, &p, &opts, &pool);
-        let order: Vec<Move> = [winning, losing]
-            .into_iter()
-            .chain(ranked.clone())
-            .collect();
+        let order = ranking(winning, losing);
         record_split(&dir, "t", &p, &order, true);
         let done = prove_position(&cx, &p, "t", 1).expect("proved");
         assert_eq!(done.winner, Color::Black);
@@ -1682,10 +1682,7 @@ mod tests {
         // A guess refuted in an earlier run is not tried again.
         let dir = tempdir("refuted");
         let cx = Split::new(&dir, &p, &opts, &pool);
-        let order: Vec<Move> = [losing, winning]
-            .into_iter()
-            .chain(ranked.clone())
-            .collect();
+        let order = ranking(losing, winning);
         record_split(&dir, "t", &p, &order, true);
         record_refuted(&dir, "t", &p, losing);
         assert_eq!(
