@@ -536,8 +536,9 @@ struct Sharding {
     threads: Option<usize>,
     /// With --shards and --max-nodes (then a budget per task): split a task over budget
     /// this many levels deeper (the most promising move is fixed, one subtask per reply;
-    /// the task's shard becomes a manifest of its subtasks). 0 leaves such tasks open for
-    /// a later run; the other tasks go on either way.
+    /// the task's shard becomes a manifest of its subtasks; each split is recorded in
+    /// DIR/splits.tsv, and a rerun splits the same way at once). 0 leaves such tasks open
+    /// for a later run; the other tasks go on either way.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
     split_depth: usize,
     /// With --shards: each thread keeps its transposition table from one task to the next,
