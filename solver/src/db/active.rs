@@ -1107,7 +1107,7 @@ struct Distinct<T> {
     hash: fn(&T) -> u64,
 }
 
-impl<T: std::hash::Hash + Eq + Clone> Default for Distinct<T> {
+impl<T: std::hash::Hash + Eq> Default for Distinct<T> {
     fn default() -> Self {
         Distinct::with_hash(|item| {
             use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
@@ -1116,7 +1116,7 @@ impl<T: std::hash::Hash + Eq + Clone> Default for Distinct<T> {
     }
 }
 
-impl<T: Eq + Clone> Distinct<T> {
+impl<T: Eq> Distinct<T> {
     fn with_hash(hash: fn(&T) -> u64) -> Self {
         Distinct {
             items: Vec::new(),
@@ -1126,18 +1126,18 @@ impl<T: Eq + Clone> Distinct<T> {
         }
     }
 
-    /// The number of `item`, adding a copy of it if it is new.
-    fn id(&mut self, item: &T) -> u32 {
-        let hash = (self.hash)(item);
+    /// The number of `item`, keeping it if it is new.
+    fn id(&mut self, item: T) -> u32 {
+        let hash = (self.hash)(&item);
         let mut at = self.newest.get(&hash).copied();
         while let Some(i) = at {
-            if self.items[i as usize] == *item {
+            if self.items[i as usize] == item {
                 return i;
             }
             at = Some(self.next[i as usize]).filter(|&n| n != u32::MAX);
         }
         let i = self.items.len() as u32;
-        self.items.push(item.clone());
+        self.items.push(item);
         self.next
             .push(self.newest.insert(hash, i).unwrap_or(u32::MAX));
         i
@@ -1232,21 +1232,22 @@ pub fn build_active(
                         DbError::Build(format!("entry {e} names game {gi}, not in the store"))
                     })?;
                     let th = store.thermograph(gid);
-                    let tid = thermographs.id(&th);
-                    let rec = record_of(&mut store, gid, tid, cfg.max_value_len);
-                    if thermograph_outcome(&th) != rec.outcome {
-                        disagree.0 += 1;
-                        if disagree.1.is_none() {
-                            disagree.1 = Some(store.display(gid));
-                        }
-                    }
+                    let th_outcome = thermograph_outcome(&th);
                     if !thermo_bounds_sound(&mut store, gid, &th) {
                         unsound.0 += 1;
                         if unsound.1.is_none() {
                             unsound.1 = Some(store.display(gid));
                         }
                     }
-                    let rid = records.id(&rec);
+                    let tid = thermographs.id(th);
+                    let rec = record_of(&mut store, gid, tid, cfg.max_value_len);
+                    if th_outcome != rec.outcome {
+                        disagree.0 += 1;
+                        if disagree.1.is_none() {
+                            disagree.1 = Some(store.display(gid));
+                        }
+                    }
+                    let rid = records.id(rec);
                     game_rec[gi] = rid;
                     games += 1;
                     if store.cache_len() > CACHE_LIMIT {

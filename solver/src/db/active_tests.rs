@@ -467,7 +467,7 @@ fn distinct_values_are_numbered_in_first_seen_order_even_when_every_hash_collide
     let mut plain: Distinct<String> = Distinct::default();
     let mut colliding: Distinct<String> = Distinct::with_hash(|_| 7);
     for d in [&mut plain, &mut colliding] {
-        let ids: Vec<u32> = words.iter().map(|w| d.id(&w.to_string())).collect();
+        let ids: Vec<u32> = words.iter().map(|w| d.id(w.to_string())).collect();
         assert_eq!(ids, expected);
         assert_eq!(d.items, ["star", "up", "down", "tiny"]);
     }
