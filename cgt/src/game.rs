@@ -21,6 +21,11 @@ impl GameId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The id with this raw index (callers make sure it names a stored game).
+    pub(crate) fn from_index(index: usize) -> GameId {
+        GameId(index as u32)
+    }
 }
 
 /// A number-up-star `number + ups·↑ + *nimber` (CGSuite's "Uptimal" of length 0).
@@ -321,6 +326,11 @@ impl GameStore {
     /// The integer `n`.
     pub fn integer(&mut self, n: i64) -> GameId {
         self.number(Rational::int(n))
+    }
+
+    /// [`GameStore::intern`] for the snapshot reader.
+    pub(crate) fn intern_canonical(&mut self, left: Vec<GameId>, right: Vec<GameId>) -> GameId {
+        self.intern(left, right)
     }
 
     /// Interns an option list that is already canonical (no dominated or reversible options).

@@ -9,6 +9,8 @@
 //!   piecewise-linear walls, with the CGSuite point notation.
 //! * [`Class`], [`Bound`], [`BoundKind`]: classification and (tightened/relaxed) bounds of
 //!   the paper's section II-D.
+//! * [`snapshot`]: a store's games written out and read back under the same ids
+//!   (checkpoints of long database builds).
 //! * [`amazons`]: plain Amazons move generation and the canonical value of a small area.
 
 pub mod amazons;
@@ -17,6 +19,7 @@ mod fx;
 pub mod game;
 pub mod parse;
 pub mod rational;
+pub mod snapshot;
 pub mod thermograph;
 
 pub use amazons::{
@@ -26,6 +29,7 @@ pub use amazons::{
 pub use classify::{Bound, BoundKind, Class, InfKind};
 pub use game::{GameId, GameStore, Nus, Outcome};
 pub use rational::Rational;
+pub use snapshot::SnapshotError;
 pub use thermograph::{Thermograph, Trajectory};
 
 /// Errors of this crate.

@@ -343,6 +343,11 @@ enum DbCommand {
         /// the caps).
         #[arg(long, value_name = "TIERS", conflicts_with = "preset")]
         tiers: Option<String>,
+        /// Save the values phase to DIR/active.checkpoint this often (minutes; 0: never).
+        /// Rerunning the same build resumes from its checkpoint; a checkpoint of another
+        /// build, or a damaged one, is left aside and replaced.
+        #[arg(long, value_name = "MINUTES", default_value_t = 20)]
+        checkpoint_minutes: u64,
     },
     /// Recompute a sample of active-area entries by a separate route (outcome search for
     /// both sides to move, fresh thermograph); exit 1 on any mismatch.
@@ -466,7 +471,12 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             println!("audit time {:.1?}", t.elapsed());
             Ok(audit_verdict(mismatches))
         }
-        DbCommand::BuildActive { dir, preset, tiers } => {
+        DbCommand::BuildActive {
+            dir,
+            preset,
+            tiers,
+            checkpoint_minutes,
+        } => {
             use db::active::ActiveConfig;
             let cfg = match (tiers, preset.as_str()) {
                 (Some(t), _) => match ActiveConfig::parse_tiers(&t) {
@@ -489,10 +499,17 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                 "building the active-area database ({preset}) in {}",
                 path.display()
             );
-            let summary =
-                db::active::build_active(&path, &cfg, &mut |p: &db::active::ActiveProgress| {
-                    eprintln!("progress: {p}")
-                })?;
+            let control = db::active::BuildControl {
+                checkpoint_every: (checkpoint_minutes > 0)
+                    .then(|| std::time::Duration::from_secs(checkpoint_minutes.saturating_mul(60))),
+                stop_after_regions: None,
+            };
+            let summary = db::active::build_active_with(
+                &path,
+                &cfg,
+                &control,
+                &mut |p: &db::active::ActiveProgress| eprintln!("progress: {p}"),
+            )?;
             println!("{summary}");
             Ok(ExitCode::SUCCESS)
         }

@@ -42,6 +42,7 @@
 //! tables).
 
 use super::build::{children, deposit, ChildComp};
+use super::checkpoint;
 use super::index::{compress, expand, next_combination};
 use super::regions::{canonical, dims, enumerate, is_connected, RegionIndex, RegionSpec, Shape};
 use super::regions::{normalize, squares, FRAME, FRAME_ALL};
@@ -856,6 +857,18 @@ pub struct ActiveSummary {
     /// Distinct games for which a plain or tightened thermograph bound does not hold
     /// exactly, with an example value.
     pub thermo_bound_unsound: (u64, Option<String>),
+    /// Regions whose values came from a checkpoint (0: built from the start).
+    pub resumed_regions: usize,
+    /// Why a checkpoint found in the directory was not used, if one was not.
+    pub checkpoint_set_aside: Option<String>,
+}
+
+/// The key that ties a checkpoint to its build.
+fn checkpoint_key(cfg: &ActiveConfig, regions: usize, entries: u64) -> String {
+    format!(
+        "{}; {regions} regions; {entries} entries; format {ACTIVE_VERSION}",
+        cfg.describe()
+    )
 }
 
 impl fmt::Display for ActiveSummary {
@@ -880,6 +893,19 @@ impl fmt::Display for ActiveSummary {
             self.hash,
             self.path.display()
         )?;
+        if self.resumed_regions > 0 {
+            writeln!(
+                f,
+                "        resumed from a checkpoint after {} of {} regions",
+                self.resumed_regions, self.regions
+            )?;
+        }
+        if let Some(why) = &self.checkpoint_set_aside {
+            writeln!(
+                f,
+                "        a checkpoint in the directory was not used: {why}"
+            )?;
+        }
         write!(
             f,
             "        thermograph-implied outcome differs from the exact one for {} games{}; unsound thermograph bounds for {} games{}",
@@ -1144,11 +1170,48 @@ impl<T: Eq> Distinct<T> {
     }
 }
 
-/// Builds the active-area table into `dir` (atomically). Single-threaded: every value lives
-/// in one [`GameStore`].
+/// How a build keeps its progress on disk ([`checkpoint`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildControl {
+    /// Write a checkpoint after a region once this long has passed since the build (or the
+    /// last checkpoint) started, and at the end of the values phase if it took that long;
+    /// `None`: never. A build finds its own checkpoint in `dir` and resumes from it.
+    pub checkpoint_every: Option<Duration>,
+    /// Stop with [`DbError::Stopped`] right after the first checkpoint written once at least
+    /// this many regions are done, as if killed there (to test resuming).
+    pub stop_after_regions: Option<usize>,
+}
+
+impl Default for BuildControl {
+    /// A checkpoint every 20 minutes: a few seconds per GB of store, against at most 20
+    /// minutes of work lost to a kill.
+    fn default() -> Self {
+        BuildControl {
+            checkpoint_every: Some(Duration::from_secs(20 * 60)),
+            stop_after_regions: None,
+        }
+    }
+}
+
+/// Builds the active-area table into `dir` (atomically), with checkpoints every 20
+/// minutes ([`BuildControl::default`]). Single-threaded: every value lives in one
+/// [`GameStore`].
 pub fn build_active(
     dir: &Path,
     cfg: &ActiveConfig,
+    progress: &mut dyn FnMut(&ActiveProgress),
+) -> Result<ActiveSummary, DbError> {
+    build_active_with(dir, cfg, &BuildControl::default(), progress)
+}
+
+/// [`build_active`] with checkpoints as `control` says. A checkpoint in `dir` of the same
+/// build (configuration, regions, entries) is resumed; one of another build, or a damaged
+/// one, is left aside (and replaced by this build's first checkpoint). The table does not
+/// depend on where the build was resumed: game ids are given in the same order either way.
+pub fn build_active_with(
+    dir: &Path,
+    cfg: &ActiveConfig,
+    control: &BuildControl,
     progress: &mut dyn FnMut(&ActiveProgress),
 ) -> Result<ActiveSummary, DbError> {
     cfg.validate()?;
@@ -1158,8 +1221,34 @@ pub fn build_active(
     let index = RegionIndex::new(shapes.clone());
     let (layout, cap_of, offsets) = offsets_and_caps(cfg, &shapes)?;
     let total = offsets[shapes.len()];
-    let mut ids: Vec<GameId> = Vec::with_capacity(total as usize);
-    let mut store = GameStore::new();
+    let key = checkpoint_key(cfg, shapes.len(), total);
+    let (first, mut ids, mut store, found) = match checkpoint::read(dir, &key, total) {
+        Ok(saved)
+            if saved.regions <= shapes.len()
+                && saved.ids.len() as u64 == offsets[saved.regions] =>
+        {
+            let mut ids = saved.ids;
+            ids.reserve_exact(total as usize - ids.len());
+            (saved.regions, ids, saved.store, None)
+        }
+        Ok(saved) => (
+            0,
+            Vec::with_capacity(total as usize),
+            GameStore::new(),
+            Some(checkpoint::Found::Damaged(format!(
+                "{} entries for {} regions",
+                saved.ids.len(),
+                saved.regions
+            ))),
+        ),
+        Err(found) => (
+            0,
+            Vec::with_capacity(total as usize),
+            GameStore::new(),
+            (found != checkpoint::Found::None).then_some(found),
+        ),
+    };
+    let mut last_checkpoint = Instant::now();
     let max_size = shapes.last().map_or(0, |s| s.count_ones());
     // A report after region `r` with `games` games and `cached` cache entries.
     let progress_at = |records: bool, (r, games, cached): (usize, usize, usize)| ActiveProgress {
@@ -1175,7 +1264,11 @@ pub fn build_active(
         elapsed: t0.elapsed(),
     };
     let mut last_values_report = Instant::now();
-    for (r, &c) in shapes.iter().enumerate() {
+    if first > 0 {
+        // Resumed: where from, at once.
+        progress(&progress_at(false, (first - 1, store.len(), 0)));
+    }
+    for (r, &c) in shapes.iter().enumerate().skip(first) {
         build_region(
             &mut store,
             &g,
@@ -1206,6 +1299,34 @@ pub fn build_active(
             last_values_report = Instant::now();
             let at = (r, store.len(), store.cache_len());
             progress(&progress_at(false, at));
+        }
+        // A checkpoint when it is due (the one after the last region is written below).
+        let due = control
+            .checkpoint_every
+            .is_some_and(|every| last_checkpoint.elapsed() >= every);
+        if due && r + 1 < shapes.len() {
+            checkpoint::write(dir, &key, r + 1, &ids, &store)?;
+            last_checkpoint = Instant::now();
+            if control.stop_after_regions.is_some_and(|n| r + 1 >= n) {
+                return Err(DbError::Stopped { regions: r + 1 });
+            }
+        }
+    }
+    // All values: a checkpoint if the phase was long enough to deserve one, so that a kill
+    // in the records phase does not cost the values.
+    if first < shapes.len()
+        && control
+            .checkpoint_every
+            .is_some_and(|every| last_checkpoint.elapsed() >= every)
+    {
+        checkpoint::write(dir, &key, shapes.len(), &ids, &store)?;
+        if control
+            .stop_after_regions
+            .is_some_and(|n| shapes.len() >= n)
+        {
+            return Err(DbError::Stopped {
+                regions: shapes.len(),
+            });
         }
     }
 
@@ -1279,7 +1400,14 @@ pub fn build_active(
     let (thermographs, records) = (thermographs.items, records.items);
     let bytes = encode(cfg, &shapes, &thermographs, &records, &ids);
     let path = write_atomic(dir, ACTIVE_FILE, &bytes)?;
+    checkpoint::remove(dir)?;
     Ok(ActiveSummary {
+        resumed_regions: first,
+        checkpoint_set_aside: found.map(|f| match f {
+            checkpoint::Found::OtherBuild(key) => format!("it was of another build ({key})"),
+            checkpoint::Found::Damaged(why) => format!("it was damaged: {why}"),
+            checkpoint::Found::None => String::new(),
+        }),
         path,
         config: cfg.clone(),
         regions: shapes.len(),

@@ -472,3 +472,102 @@ fn distinct_values_are_numbered_in_first_seen_order_even_when_every_hash_collide
         assert_eq!(d.items, ["star", "up", "down", "tiny"]);
     }
 }
+
+/// The table file's bytes in `dir`.
+fn table_bytes(dir: &Path) -> Vec<u8> {
+    std::fs::read(dir.join(ACTIVE_FILE)).expect("table file")
+}
+
+#[test]
+fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
+    let cfg = ActiveConfig::tiny();
+    let whole = &tiny().0;
+    let regions = tiny().2.regions;
+    let every_region = |stop: Option<usize>| BuildControl {
+        checkpoint_every: Some(Duration::ZERO),
+        stop_after_regions: stop,
+    };
+
+    // Stopped part-way, after the checkpoint, with no table written; then resumed.
+    let dir = tempdir("active-checkpoint");
+    let e = build_active_with(&dir, &cfg, &every_region(Some(regions / 2)), &mut |_| {})
+        .expect_err("stopped");
+    assert!(
+        matches!(e, DbError::Stopped { regions: r } if r == regions / 2),
+        "{e}"
+    );
+    assert!(
+        !dir.join(ACTIVE_FILE).exists(),
+        "no table before the build ends"
+    );
+    assert!(dir.join(checkpoint::CHECKPOINT_FILE).exists());
+    let mut reports = Vec::new();
+    let s = build_active_with(&dir, &cfg, &BuildControl::default(), &mut |p| {
+        reports.push(p.regions)
+    })
+    .expect("resumed build");
+    assert_eq!(s.resumed_regions, regions / 2);
+    assert_eq!(s.checkpoint_set_aside, None);
+    assert_eq!(
+        reports.first(),
+        Some(&(regions / 2)),
+        "the resume point is reported first"
+    );
+    assert_eq!(
+        table_bytes(&dir),
+        table_bytes(whole),
+        "same table as a build in one go"
+    );
+    assert!(
+        !dir.join(checkpoint::CHECKPOINT_FILE).exists(),
+        "the checkpoint is removed with the table written"
+    );
+
+    // Stopped after the values phase: the resumed build only derives the records.
+    let dir2 = tempdir("active-checkpoint-all");
+    let e = build_active_with(&dir2, &cfg, &every_region(Some(regions)), &mut |_| {})
+        .expect_err("stopped");
+    assert!(
+        matches!(e, DbError::Stopped { regions: r } if r == regions),
+        "{e}"
+    );
+    let s = build_active(&dir2, &cfg, &mut |_| {}).expect("resumed build");
+    assert_eq!(s.resumed_regions, regions);
+    assert_eq!(table_bytes(&dir2), table_bytes(whole));
+
+    // A damaged checkpoint is set aside: the build starts afresh, to the same table.
+    build_active_with(&dir, &cfg, &every_region(Some(1)), &mut |_| {}).expect_err("stopped");
+    let path = dir.join(checkpoint::CHECKPOINT_FILE);
+    let mut bytes = std::fs::read(&path).expect("checkpoint");
+    let at = bytes.len() - 33; // the store's last byte, before the hash
+    bytes[at] ^= 1;
+    std::fs::write(&path, &bytes).expect("damage");
+    let s = build_active(&dir, &cfg, &mut |_| {}).expect("fresh build");
+    assert_eq!(s.resumed_regions, 0);
+    assert!(
+        s.checkpoint_set_aside
+            .as_deref()
+            .is_some_and(|w| w.contains("damaged")),
+        "{:?}",
+        s.checkpoint_set_aside
+    );
+    assert_eq!(table_bytes(&dir), table_bytes(whole));
+
+    // A checkpoint of another build is not used either.
+    build_active_with(&dir, &cfg, &every_region(Some(1)), &mut |_| {}).expect_err("stopped");
+    let other = ActiveConfig {
+        max_value_len: 0,
+        ..cfg.clone()
+    };
+    let s = build_active(&dir, &other, &mut |_| {}).expect("other build");
+    assert_eq!(s.resumed_regions, 0);
+    assert!(
+        s.checkpoint_set_aside
+            .as_deref()
+            .is_some_and(|w| w.contains("another build")),
+        "{:?}",
+        s.checkpoint_set_aside
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&dir2);
+}

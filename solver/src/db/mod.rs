@@ -17,6 +17,7 @@ pub mod active;
 pub mod audit;
 pub mod blocker;
 mod build;
+pub mod checkpoint;
 pub mod index;
 pub mod regions;
 pub mod simple;

@@ -69,6 +69,8 @@ pub enum DbError {
     Config(String),
     #[error("database build failed: {0}")]
     Build(String),
+    #[error("the build stopped after its checkpoint at {regions} regions, as asked")]
+    Stopped { regions: usize },
 }
 
 impl DbError {
@@ -76,7 +78,7 @@ impl DbError {
     pub fn needs_rebuild(&self) -> bool {
         !matches!(
             self,
-            DbError::Io { .. } | DbError::Config(_) | DbError::Build(_)
+            DbError::Io { .. } | DbError::Config(_) | DbError::Build(_) | DbError::Stopped { .. }
         )
     }
 }
