@@ -478,6 +478,18 @@ fn table_bytes(dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join(ACTIVE_FILE)).expect("table file")
 }
 
+/// The build started afresh, having set a checkpoint aside for a reason saying `why`.
+fn assert_set_aside(s: &ActiveSummary, why: &str) {
+    assert_eq!(s.resumed_regions, 0);
+    assert!(
+        s.checkpoint_set_aside
+            .as_deref()
+            .is_some_and(|w| w.contains(why)),
+        "{:?}",
+        s.checkpoint_set_aside
+    );
+}
+
 #[test]
 fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
     let cfg = ActiveConfig::tiny();
@@ -543,14 +555,7 @@ fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
     bytes[at] ^= 1;
     std::fs::write(&path, &bytes).expect("damage");
     let s = build_active(&dir, &cfg, &mut |_| {}).expect("fresh build");
-    assert_eq!(s.resumed_regions, 0);
-    assert!(
-        s.checkpoint_set_aside
-            .as_deref()
-            .is_some_and(|w| w.contains("damaged")),
-        "{:?}",
-        s.checkpoint_set_aside
-    );
+    assert_set_aside(&s, "damaged");
     assert_eq!(table_bytes(&dir), table_bytes(whole));
 
     // A checkpoint of another build is not used either.
@@ -560,14 +565,7 @@ fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
         ..cfg.clone()
     };
     let s = build_active(&dir, &other, &mut |_| {}).expect("other build");
-    assert_eq!(s.resumed_regions, 0);
-    assert!(
-        s.checkpoint_set_aside
-            .as_deref()
-            .is_some_and(|w| w.contains("another build")),
-        "{:?}",
-        s.checkpoint_set_aside
-    );
+    assert_set_aside(&s, "another build");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&dir2);
 }
