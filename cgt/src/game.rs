@@ -217,6 +217,7 @@ impl GameStore {
             + self.sum_cache.len()
             + self.neg_cache.len()
             + self.thermo_cache.len()
+            + self.area_cache.len()
     }
 
     /// Empties the memo caches; the games themselves (and their ids) stay, and every
@@ -229,6 +230,7 @@ impl GameStore {
         self.neg_cache = HashMap::default();
         self.thermo_cache = HashMap::default();
         self.thermo_shared = HashSet::default();
+        self.area_cache = HashMap::default();
     }
 
     /// The id of the game stored at `index` (the inverse of [`GameId::index`]), if any.

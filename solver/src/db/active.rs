@@ -77,6 +77,8 @@ const HEADER_LEN: usize = 32;
 const TRAILER_LEN: usize = 40;
 /// Follower limit of the audit's recomputation by `value_of_area`.
 pub const AUDIT_LIMIT: usize = 400_000;
+/// Memo-cache entries of an audit thread's store beyond which it clears them.
+const AUDIT_CACHE_LIMIT: usize = 4_000_000;
 /// Memo-cache entries of the game store beyond which a build clears the caches (about
 /// 1-2 GB of hash maps).
 const CACHE_LIMIT: usize = 20_000_000;
@@ -1959,8 +1961,12 @@ pub fn audit_active(
                         break;
                     }
                     for &e in &entries[a..(a + 32).min(entries.len())] {
+                        // Bounded memory: a few hundred MB of games and of memo caches
+                        // per thread (large areas of a big table fill both fast).
                         if store.len() > 2_000_000 {
                             store = GameStore::new();
+                        } else if store.cache_len() > AUDIT_CACHE_LIMIT {
+                            store.clear_caches();
                         }
                         let (m, skipped) = check_entry(db, e, &mut store);
                         local.2 += skipped as u64;
