@@ -325,23 +325,22 @@ fn recorded_split(
 
 /// Appends to `DIR/splits.tsv` that the guess `first` of task `name` was refuted.
 fn record_refuted(dir: &Path, name: &str, position: &Position, first: Move) {
-    let line = format!(
-        "{name}\t{}\t{}\trefuted\t{}",
-        position.grid(),
-        position.to_move.name(),
-        first.notation(position.board)
-    );
-    append_line(dir, SPLITS_FILE, &line);
+    split_line(dir, name, position, "refuted", &[first]);
 }
 
 /// Appends the split of task `name` to `DIR/splits.tsv` (see [`SPLITS_FILE`]).
 fn record_split(dir: &Path, name: &str, position: &Position, ranked: &[Move], lean: bool) {
-    let moves: Vec<String> = ranked.iter().map(|m| m.notation(position.board)).collect();
+    let kind = if lean { "lean" } else { "no-lean" };
+    split_line(dir, name, position, kind, ranked);
+}
+
+/// One line of `DIR/splits.tsv`: name, grid, side to move, kind, moves.
+fn split_line(dir: &Path, name: &str, position: &Position, kind: &str, moves: &[Move]) {
+    let moves: Vec<String> = moves.iter().map(|m| m.notation(position.board)).collect();
     let line = format!(
-        "{name}\t{}\t{}\t{}\t{}",
+        "{name}\t{}\t{}\t{kind}\t{}",
         position.grid(),
         position.to_move.name(),
-        if lean { "lean" } else { "no-lean" },
         moves.join(",")
     );
     append_line(dir, SPLITS_FILE, &line);
