@@ -1224,30 +1224,31 @@ pub fn build_active_with(
     let (layout, cap_of, offsets) = offsets_and_caps(cfg, &shapes)?;
     let total = offsets[shapes.len()];
     let key = checkpoint_key(cfg, shapes.len(), total);
-    let (first, mut ids, mut store, found) = match checkpoint::read(dir, &key, total) {
+    let resumed = match checkpoint::read(dir, &key, total) {
         Ok(saved)
             if saved.regions <= shapes.len()
                 && saved.ids.len() as u64 == offsets[saved.regions] =>
         {
+            Ok(saved)
+        }
+        Ok(saved) => Err(Some(checkpoint::Found::Damaged(format!(
+            "{} entries for {} regions",
+            saved.ids.len(),
+            saved.regions
+        )))),
+        Err(found) => Err((found != checkpoint::Found::None).then_some(found)),
+    };
+    let (first, mut ids, mut store, found) = match resumed {
+        Ok(saved) => {
             let mut ids = saved.ids;
             ids.reserve_exact(total as usize - ids.len());
             (saved.regions, ids, saved.store, None)
         }
-        Ok(saved) => (
-            0,
-            Vec::with_capacity(total as usize),
-            GameStore::new(),
-            Some(checkpoint::Found::Damaged(format!(
-                "{} entries for {} regions",
-                saved.ids.len(),
-                saved.regions
-            ))),
-        ),
         Err(found) => (
             0,
             Vec::with_capacity(total as usize),
             GameStore::new(),
-            (found != checkpoint::Found::None).then_some(found),
+            found,
         ),
     };
     let mut last_checkpoint = Instant::now();
@@ -1302,33 +1303,17 @@ pub fn build_active_with(
             let at = (r, store.len(), store.cache_len());
             progress(&progress_at(false, at));
         }
-        // A checkpoint when it is due (the one after the last region is written below).
+        // A checkpoint when it is due; after the last region too, so that a kill in the
+        // records phase does not cost the values.
         let due = control
             .checkpoint_every
             .is_some_and(|every| last_checkpoint.elapsed() >= every);
-        if due && r + 1 < shapes.len() {
+        if due {
             checkpoint::write(dir, &key, r + 1, &ids, &store)?;
             last_checkpoint = Instant::now();
             if control.stop_after_regions.is_some_and(|n| r + 1 >= n) {
                 return Err(DbError::Stopped { regions: r + 1 });
             }
-        }
-    }
-    // All values: a checkpoint if the phase was long enough to deserve one, so that a kill
-    // in the records phase does not cost the values.
-    if first < shapes.len()
-        && control
-            .checkpoint_every
-            .is_some_and(|every| last_checkpoint.elapsed() >= every)
-    {
-        checkpoint::write(dir, &key, shapes.len(), &ids, &store)?;
-        if control
-            .stop_after_regions
-            .is_some_and(|n| shapes.len() >= n)
-        {
-            return Err(DbError::Stopped {
-                regions: shapes.len(),
-            });
         }
     }
 

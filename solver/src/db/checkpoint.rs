@@ -165,7 +165,6 @@ pub fn read(dir: &Path, key: &str, entries: u64) -> Result<Saved, Found> {
             "{n} entries, the build has {entries}"
         )));
     }
-    let mut ids = Vec::with_capacity(n as usize);
     let mut raw = Vec::with_capacity(n as usize);
     for _ in 0..n {
         raw.push(read_u32(&mut input).map_err(damaged)?);
@@ -180,13 +179,14 @@ pub fn read(dir: &Path, key: &str, entries: u64) -> Result<Saved, Found> {
     if input.inner.read(&mut [0u8; 1]).map_err(damaged)? != 0 {
         return Err(Found::Damaged("trailing bytes".into()));
     }
-    for x in raw {
-        ids.push(
+    let ids = raw
+        .into_iter()
+        .map(|x| {
             store
                 .id_at(x as usize)
-                .ok_or_else(|| Found::Damaged(format!("entry game {x} is not in the store")))?,
-        );
-    }
+                .ok_or_else(|| Found::Damaged(format!("entry game {x} is not in the store")))
+        })
+        .collect::<Result<Vec<GameId>, Found>>()?;
     Ok(Saved {
         regions,
         ids,
