@@ -16,6 +16,7 @@ pub mod sum;
 pub mod territory;
 pub mod testset;
 pub mod tt;
+pub mod verified;
 
 use amazons_format::{Certificate, Claim, Color, Meta, Move, Position};
 use std::time::{Duration, Instant};

@@ -519,15 +519,18 @@ fn existing_at(path: &Path, position: &Position) -> Option<Done> {
     if &cert.root.position != position || cert.root.spare != 0 {
         return None;
     }
-    if amazons_checker::check(&cert).is_err() {
-        let dir = path.parent()?;
-        let shards = amazons_checker::cli::DirShards::scan(dir);
-        amazons_checker::check_with(&cert, &shards).ok()?;
-    }
     let body = amazons_format::file::verified_body(&bytes).ok()?;
+    let hash = amazons_format::hash_body(body);
+    // The run directory: the shard lies in its `shards/`.
+    let run = path.parent()?.parent()?;
+    if !crate::verified::is_checked(run, &hash) {
+        let shards = crate::verified::RunShards::new(run);
+        amazons_checker::check_with(&cert, &shards).ok()?;
+        crate::verified::mark_checked(run, &hash);
+    }
     Some(Done {
         winner: cert.root.winner,
-        hash: amazons_format::hash_body(body),
+        hash,
         nodes: cert.meta.nodes,
         millis: cert.meta.millis,
         bytes: bytes.len() as u64,
@@ -665,6 +668,7 @@ fn solve_position(
     let body = amazons_format::file::verified_body(&bytes).map_err(|e| fail(e.to_string()))?;
     let hash = amazons_format::hash_body(body);
     write_cert(&shard_file(dir, name), &bytes)?;
+    crate::verified::mark_checked(dir, &hash);
     // Figures from the shard's own metadata, so a resumed run assembles the same manifest.
     Ok(Done {
         winner: solved.winner,
@@ -1561,6 +1565,51 @@ mod tests {
             losing.expect("a losing move"),
             winning.expect("a winning move"),
         )
+    }
+
+    #[test]
+    fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
+        let (p, _, winning) = black_to_move();
+        let g = Geometry::new(p.board);
+        let child = Pos::from_position(&p).play(winning).to_position(&g);
+        let dir = tempdir("verified");
+        let done = solve_position(&dir, &child, "t", &p, &small_table()).expect("solved");
+        let hex: String = done.hash.iter().map(|b| format!("{b:02x}")).collect();
+        let record = std::fs::read_to_string(dir.join(crate::verified::VERIFIED_FILE));
+        if !crate::verified::FINGERPRINT.is_empty() {
+            assert!(record.expect("verified.tsv").contains(&hex));
+        }
+        assert!(crate::verified::is_checked(&dir, &done.hash));
+        assert_eq!(
+            existing_at(&shard_file(&dir, "t"), &child).map(|d| d.hash),
+            Some(done.hash)
+        );
+
+        // The same shard with its last step dropped no longer proves its claim.
+        let mut cert = amazons_format::decode(
+            &amazons_format::stored::read(&shard_file(&dir, "t")).expect("read"),
+        )
+        .expect("decode");
+        cert.steps.pop();
+        assert!(amazons_checker::check(&cert).is_err());
+        let bad = amazons_format::encode(&cert).expect("encode");
+        let bad_hash =
+            amazons_format::hash_body(amazons_format::file::verified_body(&bad).expect("body"));
+        let other = tempdir("verified-bad");
+        write_atomic(&shard_file(&other, "t"), &bad).expect("write");
+        assert!(
+            existing_at(&shard_file(&other, "t"), &child).is_none(),
+            "a shard that does not check is not taken"
+        );
+        assert!(!crate::verified::is_checked(&other, &bad_hash));
+        // Only a record that this very body checked (here forged) makes the solver take it;
+        // the checker on its own still rejects it, and results are only ever its word.
+        crate::verified::mark_checked(&other, &bad_hash);
+        assert!(existing_at(&shard_file(&other, "t"), &child).is_some());
+        let shards = amazons_checker::cli::DirShards::scan(&other.join("shards"));
+        assert!(amazons_checker::check_with(&cert, &shards).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&other);
     }
 
     #[test]

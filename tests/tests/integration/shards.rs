@@ -342,6 +342,19 @@ fn interrupted_run_resumes_to_the_same_root_hash() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Shard files whose steps the caller claims to have checked already.
+struct AlreadyChecked<'a>(&'a DirShards);
+
+impl amazons_checker::Shards for AlreadyChecked<'_> {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        self.0.get(hash)
+    }
+
+    fn already_checked(&self, _: &[u8; 32]) -> bool {
+        true
+    }
+}
+
 #[test]
 fn tampered_manifests_are_rejected() {
     // 4x4 is a second-player win: after White's first move, Black has a winning reply.
@@ -423,6 +436,20 @@ fn tampered_manifests_are_rejected() {
     let e = check_with(&wrong, &shards).expect_err("wrong hash");
     assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
 
+    // A shard source that says every shard was already checked (as the solver does for
+    // shards it checked itself) spares only their steps: hashes and claims still count.
+    let trusting = AlreadyChecked(&shards);
+    check_with(&manifest, &trusting).expect("the untampered manifest, trusted shards");
+    for (tampered, what) in [(&duplicated, "duplicated"), (&swapped, "swapped")] {
+        let e = check_with(tampered, &trusting).expect_err(what);
+        assert!(
+            matches!(e.failure, Failure::ShardClaimMismatch { .. }),
+            "{e}"
+        );
+    }
+    let e = check_with(&wrong, &trusting).expect_err("wrong hash, trusted shards");
+    assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
+
     // A shard file whose header lies about its hash is caught by recomputing it.
     let task = &plan.tasks[0];
     let path = plan.shard_path(&dir, task);
@@ -431,6 +458,8 @@ fn tampered_manifests_are_rejected() {
     std::fs::write(&path, &bytes).expect("write");
     let shards = DirShards::scan(&dir.join("shards"));
     let e = check_with(&manifest, &shards).expect_err("damaged shard file");
+    assert!(matches!(e.failure, Failure::ShardUnreadable { .. }), "{e}");
+    let e = check_with(&manifest, &AlreadyChecked(&shards)).expect_err("damaged, trusted");
     assert!(matches!(e.failure, Failure::ShardUnreadable { .. }), "{e}");
 
     // A manifest without its shards cannot be checked at all.
