@@ -402,6 +402,10 @@ pub struct Running {
     pub elapsed: Duration,
     /// Its finished subtask shards on disk: how far a split task has got.
     pub subtasks: usize,
+    /// For a split task, each level of subtasks under way, from the task down along the
+    /// first subtask in flight that is itself split: (subtasks proved, subtasks in the
+    /// level). Empty for a task not split (or not split yet).
+    pub levels: Vec<(usize, usize)>,
 }
 
 impl Progress {
@@ -441,9 +445,18 @@ impl Progress {
             .filter(|r| r.elapsed >= LONG_TASK)
             .map(|r| {
                 let min = r.elapsed.as_secs_f64() / 60.0;
+                let levels: Vec<String> = r
+                    .levels
+                    .iter()
+                    .map(|(done, all)| format!("{done}/{all}"))
+                    .collect();
+                let levels = match levels.len() {
+                    0 => String::new(),
+                    _ => format!("; subtasks proved per level {}", levels.join(" > ")),
+                };
                 match r.subtasks {
-                    0 => format!("{} ({min:.0} min)", r.name),
-                    n => format!("{} ({min:.0} min, {n} subtask shards)", r.name),
+                    0 => format!("{} ({min:.0} min{levels})", r.name),
+                    n => format!("{} ({min:.0} min, {n} subtask shards{levels})", r.name),
                 }
             })
             .collect();
@@ -881,6 +894,7 @@ fn prove_in_order(
         depth,
         decisive,
     ));
+    cx.pool.open_list(&list);
     cx.pool.publish(&list);
     while let Some(i) = list.claim() {
         let (position, name) = &list.items[i];
@@ -894,6 +908,7 @@ fn prove_in_order(
             list.wait_a_little();
         }
     }
+    cx.pool.close_list(&list);
     list.take_results()
 }
 
@@ -902,6 +917,9 @@ fn prove_in_order(
 #[derive(Default)]
 pub(crate) struct Pool {
     lists: Mutex<Vec<std::sync::Arc<SubList>>>,
+    /// Every split's list until its subtasks are all settled (a published list is
+    /// withdrawn once its last subtask is claimed): what the progress line reports.
+    open: Mutex<Vec<std::sync::Arc<SubList>>>,
     active: AtomicUsize,
     /// Subtasks solved by a thread other than their owner.
     helped: AtomicUsize,
@@ -918,6 +936,44 @@ impl Pool {
 
     fn withdraw(&self, list: &std::sync::Arc<SubList>) {
         self.lists().retain(|l| !std::sync::Arc::ptr_eq(l, list));
+    }
+
+    fn open_lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn open_list(&self, list: &std::sync::Arc<SubList>) {
+        self.open_lists().push(list.clone());
+    }
+
+    fn close_list(&self, list: &std::sync::Arc<SubList>) {
+        self.open_lists()
+            .retain(|l| !std::sync::Arc::ptr_eq(l, list));
+    }
+
+    /// How far the split of task `name` has got, level by level: (subtasks proved,
+    /// subtasks) of its open list, then of the list of the first subtask in flight that is
+    /// itself split, and so on down.
+    pub(crate) fn levels(&self, name: &str) -> Vec<(usize, usize)> {
+        let open = self.open_lists();
+        let mut levels = Vec::new();
+        let mut parent = name.to_string();
+        while let Some(list) = open.iter().find(|l| l.parent() == Some(parent.as_str())) {
+            let (proved, in_flight) = list.counts();
+            levels.push((proved, list.items.len()));
+            // Descend into the first subtask in flight with an open list of its own.
+            let next = in_flight.into_iter().find_map(|i| {
+                let child = &list.items[i].1;
+                open.iter()
+                    .any(|l| l.parent() == Some(child.as_str()))
+                    .then(|| child.clone())
+            });
+            match next {
+                Some(child) if levels.len() < 64 => parent = child,
+                _ => break,
+            }
+        }
+        levels
     }
 
     /// Claims and proves one subtask of some published list (the newest with one left),
@@ -1051,6 +1107,26 @@ impl SubList {
 
     fn outstanding(&self) -> usize {
         self.state().outstanding
+    }
+
+    /// The task these are the subtasks of: their names are `PARENT.NNN-MOVE`.
+    fn parent(&self) -> Option<&str> {
+        Some(self.items.first()?.1.rsplit_once('.')?.0)
+    }
+
+    /// How many subtasks are proved, and which ones are in flight (claimed, no outcome
+    /// yet), in order.
+    fn counts(&self) -> (usize, Vec<usize>) {
+        let s = self.state();
+        let proved = s
+            .results
+            .iter()
+            .filter(|r| matches!(r, Some(Ok(_))))
+            .count();
+        let in_flight = (0..s.next.min(s.results.len()))
+            .filter(|&i| s.results[i].is_none())
+            .collect();
+        (proved, in_flight)
     }
 
     fn wait_a_little(&self) {
@@ -1219,6 +1295,7 @@ pub fn run_with(
                     } else {
                         0
                     },
+                    levels: pool.levels(name),
                 })
                 .collect(),
             helped: pool.helped.load(Ordering::Relaxed),
@@ -1565,6 +1642,72 @@ mod tests {
             losing.expect("a losing move"),
             winning.expect("a winning move"),
         )
+    }
+
+    #[test]
+    fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
+        let p = Position::start("4x4").expect("4x4");
+        let list = |names: &[&str]| {
+            std::sync::Arc::new(SubList::new(
+                names.iter().map(|n| (p.clone(), n.to_string())).collect(),
+                1,
+                Color::White,
+            ))
+        };
+        let proved = || Done {
+            winner: Color::Black,
+            hash: [0; 32],
+            nodes: 1,
+            millis: 1,
+            bytes: 1,
+            resumed: false,
+            mirror_of: None,
+        };
+        let pool = Pool::default();
+        let top = list(&["t.000-a", "t.001-b", "t.002-c", "t.003-d"]);
+        let deeper = list(&["t.002-c.000-x", "t.002-c.001-y"]);
+        let other = list(&["u.000-z"]);
+        for l in [&top, &deeper, &other] {
+            pool.open_list(l);
+        }
+        // Nothing claimed: no subtask in flight to follow.
+        assert_eq!(pool.levels("t"), vec![(0, 4)]);
+        for _ in 0..3 {
+            top.claim();
+        }
+        top.put(0, Ok(proved()));
+        // 001 is in flight but not split; 002 is split, with one of two proved.
+        deeper.claim();
+        deeper.put(0, Ok(proved()));
+        assert_eq!(pool.levels("t"), vec![(1, 4), (1, 2)]);
+        assert_eq!(pool.levels("u"), vec![(0, 1)]);
+        assert!(pool.levels("t.000-a").is_empty());
+        assert!(pool.levels("v").is_empty());
+        pool.close_list(&deeper);
+        assert_eq!(pool.levels("t"), vec![(1, 4)]);
+        let line = Progress {
+            done: 0,
+            total: 1,
+            resumed: 0,
+            nodes: 0,
+            searched: 0,
+            elapsed: Duration::from_secs(1),
+            last: "none yet".into(),
+            running: vec![Running {
+                name: "t".into(),
+                elapsed: Duration::from_secs(300),
+                subtasks: 9,
+                levels: vec![(46, 180), (3, 25)],
+            }],
+            helped: 0,
+        }
+        .line();
+        assert!(
+            line.ends_with(
+                "; running t (5 min, 9 subtask shards; subtasks proved per level 46/180 > 3/25)"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

@@ -211,6 +211,7 @@ fn running(name: &str, secs: u64, subtasks: usize) -> shard::Running {
         name: name.into(),
         elapsed: std::time::Duration::from_secs(secs),
         subtasks,
+        levels: Vec::new(),
     }
 }
 
