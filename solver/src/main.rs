@@ -348,6 +348,11 @@ enum DbCommand {
         /// build, or a damaged one, is left aside and replaced.
         #[arg(long, value_name = "MINUTES", default_value_t = 20)]
         checkpoint_minutes: u64,
+        /// Clear the memo caches (comparisons, sums, option lists) between regions once
+        /// they hold this many entries (about 50-100 bytes each). Values do not depend on
+        /// it; a larger limit trades memory for fewer repeated comparisons on big tiers.
+        #[arg(long, value_name = "N", default_value_t = amazons_solver::db::active::CACHE_LIMIT)]
+        cache_entries: usize,
     },
     /// Recompute a sample of active-area entries by a separate route (outcome search for
     /// both sides to move, fresh thermograph); exit 1 on any mismatch.
@@ -476,6 +481,7 @@ fn db(command: DbCommand) -> Result<ExitCode> {
             preset,
             tiers,
             checkpoint_minutes,
+            cache_entries,
         } => {
             use db::active::ActiveConfig;
             let cfg = match (tiers, preset.as_str()) {
@@ -503,6 +509,7 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                 checkpoint_every: (checkpoint_minutes > 0)
                     .then(|| std::time::Duration::from_secs(checkpoint_minutes.saturating_mul(60))),
                 stop_after_regions: None,
+                cache_limit: cache_entries,
             };
             let summary = db::active::build_active_with(
                 &path,

@@ -79,9 +79,9 @@ const TRAILER_LEN: usize = 40;
 pub const AUDIT_LIMIT: usize = 400_000;
 /// Memo-cache entries of an audit thread's store beyond which it clears them.
 const AUDIT_CACHE_LIMIT: usize = 4_000_000;
-/// Memo-cache entries of the game store beyond which a build clears the caches (about
-/// 1-2 GB of hash maps).
-const CACHE_LIMIT: usize = 20_000_000;
+/// Memo-cache entries of the game store beyond which a build clears the caches, by
+/// default (about 1-2 GB of hash maps; [`BuildControl::cache_limit`]).
+pub const CACHE_LIMIT: usize = 20_000_000;
 
 /// Values of at most this many characters are stored by the preset configurations.
 pub const DEFAULT_VALUE_LEN: u16 = 120;
@@ -1182,6 +1182,10 @@ pub struct BuildControl {
     /// Stop with [`DbError::Stopped`] right after the first checkpoint written once at least
     /// this many regions are done, as if killed there (to test resuming).
     pub stop_after_regions: Option<usize>,
+    /// Memo-cache entries (comparisons, sums, option lists) beyond which the caches are
+    /// cleared between regions. Clearing changes no value, only what must be recomputed:
+    /// a larger limit spends memory to keep comparisons that later regions repeat.
+    pub cache_limit: usize,
 }
 
 impl Default for BuildControl {
@@ -1191,6 +1195,7 @@ impl Default for BuildControl {
         BuildControl {
             checkpoint_every: Some(Duration::from_secs(20 * 60)),
             stop_after_regions: None,
+            cache_limit: CACHE_LIMIT,
         }
     }
 }
@@ -1285,7 +1290,7 @@ pub fn build_active_with(
         )?;
         // The memo caches grow with every sum and comparison; the games stay, so clearing
         // the caches between regions bounds the memory without changing any value.
-        if store.cache_len() > CACHE_LIMIT {
+        if store.cache_len() > control.cache_limit {
             store.clear_caches();
         }
         if ids.len() as u64 != offsets[r + 1] {
@@ -1358,7 +1363,7 @@ pub fn build_active_with(
                     let rid = records.id(rec);
                     game_rec[gi] = rid;
                     games += 1;
-                    if store.cache_len() > CACHE_LIMIT {
+                    if store.cache_len() > control.cache_limit {
                         store.clear_caches();
                     }
                     rid
