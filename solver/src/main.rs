@@ -335,7 +335,9 @@ enum DbCommand {
         #[command(flatten)]
         dir: DbDir,
         /// `quick`: every area fitting 2x6 or 3x4 (about 1 minute, 64 MB); `standard`: plus
-        /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 1 GB while building).
+        /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 1 GB while building);
+        /// `paper`: the paper's whole set, 3x5 with any queens, 3x6 and 4x4 with two of each
+        /// colour (hours of one thread and about 9 GB: resumable, see --checkpoint-minutes).
         #[arg(long, default_value = "quick", value_name = "PRESET")]
         preset: String,
         /// Instead of a preset, these tiers: rectangles with a queen cap per colour, e.g.
@@ -491,9 +493,10 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                 },
                 (None, "quick") => ActiveConfig::quick(),
                 (None, "standard") => ActiveConfig::standard(),
+                (None, "paper") => ActiveConfig::paper(),
                 (None, other) => {
                     return usage(format!(
-                        "unknown preset {other:?}: expected quick or standard"
+                        "unknown preset {other:?}: expected quick, standard or paper"
                     ))
                 }
             };

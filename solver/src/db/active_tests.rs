@@ -449,6 +449,9 @@ fn active_layout_round_trips() {
 fn active_tiers_parse_and_reject_bad_specs() {
     let std = ActiveConfig::parse_tiers("2x6:12, 3x4:12,5x3:1,4x4:1").expect("parse");
     assert_eq!(std, ActiveConfig::standard());
+    // The paper preset is these tiers, so either resumes the other's checkpoint.
+    let paper = ActiveConfig::parse_tiers("2x6,3x4,3x5,3x6:2,4x4:2").expect("parse");
+    assert_eq!(paper, ActiveConfig::paper());
     // Without a cap every queen count is allowed (the area of the rectangle).
     let any = ActiveConfig::parse_tiers("2x3").expect("parse");
     assert_eq!(any.tiers, vec![Tier::new(2, 3, 6)]);
