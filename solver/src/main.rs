@@ -350,8 +350,8 @@ enum DbCommand {
         /// build, or a damaged one, is left aside and replaced.
         #[arg(long, value_name = "MINUTES", default_value_t = 20)]
         checkpoint_minutes: u64,
-        /// Clear the memo caches (comparisons, sums, option lists) between regions once
-        /// they hold this many entries (about 50-100 bytes each). Values do not depend on
+        /// Clear the memo caches (comparisons, sums, option lists) once they hold this many
+        /// entries (about 30-100 bytes each). Values do not depend on
         /// it; a larger limit trades memory for fewer repeated comparisons on big tiers.
         #[arg(long, value_name = "N", default_value_t = amazons_solver::db::active::CACHE_LIMIT)]
         cache_entries: usize,

@@ -971,7 +971,10 @@ fn kid_parts(
 }
 
 /// Builds the canonical value of every position of one region, appending them in layout
-/// order to `ids`.
+/// order to `ids`. The memo caches are cleared whenever they pass `cache_limit` entries
+/// (checked after every position): one large region alone can fill more memory than the
+/// machine has (a size-17 region of the paper's set did), and values do not depend on
+/// what the caches still hold.
 #[allow(clippy::too_many_arguments)]
 fn build_region(
     store: &mut GameStore,
@@ -983,6 +986,7 @@ fn build_region(
     c: Shape,
     ci: usize,
     ids: &mut Vec<GameId>,
+    cache_limit: usize,
 ) -> Result<(), DbError> {
     let n = c.count_ones();
     let sq: Vec<u32> = squares(c).collect();
@@ -1009,6 +1013,9 @@ fn build_region(
                     store.game(&left, &right)
                 };
                 ids.push(v);
+                if store.cache_len() > cache_limit {
+                    store.clear_caches();
+                }
                 match next_combination(wp, n - b) {
                     Some(x) if w > 0 => wp = x,
                     _ => break,
@@ -1185,8 +1192,9 @@ pub struct BuildControl {
     /// this many regions are done, as if killed there (to test resuming).
     pub stop_after_regions: Option<usize>,
     /// Memo-cache entries (comparisons, sums, option lists) beyond which the caches are
-    /// cleared between regions. Clearing changes no value, only what must be recomputed:
-    /// a larger limit spends memory to keep comparisons that later regions repeat.
+    /// cleared (checked after every position). Clearing changes no value, only what must
+    /// be recomputed: a larger limit spends memory to keep comparisons that later
+    /// positions and regions repeat.
     pub cache_limit: usize,
 }
 
@@ -1289,12 +1297,8 @@ pub fn build_active_with(
             c,
             cap_of[r] as usize,
             &mut ids,
+            control.cache_limit,
         )?;
-        // The memo caches grow with every sum and comparison; the games stay, so clearing
-        // the caches between regions bounds the memory without changing any value.
-        if store.cache_len() > control.cache_limit {
-            store.clear_caches();
-        }
         if ids.len() as u64 != offsets[r + 1] {
             return Err(DbError::Build(format!(
                 "region {r} produced {} entries, expected {}",

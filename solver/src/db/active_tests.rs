@@ -501,7 +501,7 @@ fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
     let every_region = |stop: Option<usize>| BuildControl {
         checkpoint_every: Some(Duration::ZERO),
         stop_after_regions: stop,
-        // Caches cleared after every region and record: the same table all the same.
+        // Caches cleared after every position and record: the same table all the same.
         cache_limit: 0,
     };
 
