@@ -1541,7 +1541,7 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
             ));
             continue;
         }
-        let hash: String = d.hash.iter().map(|b| format!("{b:02x}")).collect();
+        let hash = crate::db::store::hex(&d.hash);
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | `{}` |\n",
             t.name,
@@ -1717,7 +1717,7 @@ mod tests {
         let child = Pos::from_position(&p).play(winning).to_position(&g);
         let dir = tempdir("verified");
         let done = solve_position(&dir, &child, "t", &p, &small_table()).expect("solved");
-        let hex: String = done.hash.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = crate::db::store::hex(&done.hash);
         let record = std::fs::read_to_string(dir.join(crate::verified::VERIFIED_FILE));
         if !crate::verified::FINGERPRINT.is_empty() {
             assert!(record.expect("verified.tsv").contains(&hex));

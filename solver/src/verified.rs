@@ -18,6 +18,7 @@
 //! a resumed run keep a bad shard, which the full check then rejects; it cannot make a
 //! false claim verify.
 
+use crate::db::store::hex;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -31,10 +32,6 @@ pub const FINGERPRINT: &str = env!("AMAZONS_CHECKER_FINGERPRINT");
 
 /// Body hashes known to have checked, per run directory.
 static KNOWN: Mutex<Option<HashMap<PathBuf, HashSet<[u8; 32]>>>> = Mutex::new(None);
-
-fn hex(hash: &[u8; 32]) -> String {
-    hash.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn parse_hex(text: &str) -> Option<[u8; 32]> {
     if text.len() != 64 || !text.is_ascii() {
@@ -134,13 +131,13 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let a = [7u8; 32];
         let b = [9u8; 32];
-        assert_eq!(parse_hex(&hex(&a)), Some(a));
+        assert_eq!(parse_hex(&hex(&a[..])), Some(a));
         assert_eq!(parse_hex("xyz"), None);
         std::fs::write(
             dir.join(VERIFIED_FILE),
             format!(
                 "other-fingerprint\t{}\nnot a line\n{FINGERPRINT}\tzz\n",
-                hex(&b)
+                hex(&b[..])
             ),
         )
         .expect("write");
