@@ -513,6 +513,7 @@ fn db(command: DbCommand) -> Result<ExitCode> {
                     .then(|| std::time::Duration::from_secs(checkpoint_minutes.saturating_mul(60))),
                 stop_after_regions: None,
                 cache_limit: cache_entries,
+                ..Default::default()
             };
             let summary = db::active::build_active_with(
                 &path,

@@ -83,6 +83,9 @@ const AUDIT_CACHE_LIMIT: usize = 4_000_000;
 /// default (about 1-2 GB of hash maps; [`BuildControl::cache_limit`]).
 pub const CACHE_LIMIT: usize = 20_000_000;
 
+/// Positions of a region between two looks at the clock for a progress line.
+const TICK_EVERY: u32 = 1 << 10;
+
 /// Values of at most this many characters are stored by the preset configurations.
 pub const DEFAULT_VALUE_LEN: u16 = 120;
 
@@ -812,6 +815,8 @@ pub struct ActiveProgress {
     pub games: usize,
     /// Entries in the store's memo caches (cleared past a limit).
     pub cached: usize,
+    /// In the middle of a region: its entries done and its entries in all.
+    pub within: Option<(u64, u64)>,
     pub elapsed: Duration,
 }
 
@@ -836,7 +841,11 @@ impl fmt::Display for ActiveProgress {
             self.games,
             self.cached,
             self.elapsed
-        )
+        )?;
+        if let Some((done, all)) = self.within {
+            write!(f, " (in region {}: {done}/{all} entries)", self.regions + 1)?;
+        }
+        Ok(())
     }
 }
 
@@ -987,8 +996,10 @@ fn build_region(
     ci: usize,
     ids: &mut Vec<GameId>,
     cache_limit: usize,
+    tick: &mut dyn FnMut(&GameStore, u64),
 ) -> Result<(), DbError> {
     let n = c.count_ones();
+    let mut positions = 0u32;
     let sq: Vec<u32> = squares(c).collect();
     let kids = kid_parts(c, index, cap_of, offsets)?;
     let zero = store.zero();
@@ -1015,6 +1026,10 @@ fn build_region(
                 ids.push(v);
                 if store.cache_len() > cache_limit {
                     store.clear_caches();
+                }
+                positions = positions.wrapping_add(1);
+                if positions.is_multiple_of(TICK_EVERY) {
+                    tick(store, ids.len() as u64);
                 }
                 match next_combination(wp, n - b) {
                     Some(x) if w > 0 => wp = x,
@@ -1196,6 +1211,8 @@ pub struct BuildControl {
     /// be recomputed: a larger limit spends memory to keep comparisons that later
     /// positions and regions repeat.
     pub cache_limit: usize,
+    /// Time between progress lines (also within a region, and in the records phase).
+    pub report_every: Duration,
 }
 
 impl Default for BuildControl {
@@ -1206,6 +1223,7 @@ impl Default for BuildControl {
             checkpoint_every: Some(Duration::from_secs(20 * 60)),
             stop_after_regions: None,
             cache_limit: CACHE_LIMIT,
+            report_every: Duration::from_secs(10),
         }
     }
 }
@@ -1276,6 +1294,7 @@ pub fn build_active_with(
         regions: r + 1,
         regions_total: shapes.len(),
         entries: offsets[r + 1],
+        within: None,
         entries_total: total,
         games,
         cached,
@@ -1287,6 +1306,18 @@ pub fn build_active_with(
         progress(&progress_at(false, (first - 1, store.len(), 0)));
     }
     for (r, &c) in shapes.iter().enumerate().skip(first) {
+        // Within a large region (one of size 17 takes many minutes), a line every 10 s too.
+        let mut tick = |store: &GameStore, entries: u64| {
+            if last_values_report.elapsed() >= control.report_every {
+                last_values_report = Instant::now();
+                progress(&ActiveProgress {
+                    regions: r,
+                    entries,
+                    within: Some((entries - offsets[r], offsets[r + 1] - offsets[r])),
+                    ..progress_at(false, (r, store.len(), store.cache_len()))
+                });
+            }
+        };
         build_region(
             &mut store,
             &g,
@@ -1298,6 +1329,7 @@ pub fn build_active_with(
             cap_of[r] as usize,
             &mut ids,
             control.cache_limit,
+            &mut tick,
         )?;
         if ids.len() as u64 != offsets[r + 1] {
             return Err(DbError::Build(format!(
@@ -1309,7 +1341,7 @@ pub fn build_active_with(
         // A line at the end of every region size, and every 10 s within the large ones.
         let last_of_size =
             !matches!(shapes.get(r + 1), Some(s) if s.count_ones() == c.count_ones());
-        if last_of_size || last_values_report.elapsed() >= Duration::from_secs(10) {
+        if last_of_size || last_values_report.elapsed() >= control.report_every {
             last_values_report = Instant::now();
             let at = (r, store.len(), store.cache_len());
             progress(&progress_at(false, at));
@@ -1377,7 +1409,7 @@ pub fn build_active_with(
             };
             ids[e as usize] = rid;
         }
-        if last_report.elapsed() >= Duration::from_secs(10) {
+        if last_report.elapsed() >= control.report_every {
             last_report = Instant::now();
             let at = (r, games, store.cache_len());
             progress(&progress_at(true, at));

@@ -494,6 +494,48 @@ fn assert_set_aside(s: &ActiveSummary, why: &str) {
 }
 
 #[test]
+fn progress_is_reported_within_a_region_and_counts_up_to_the_whole() {
+    let dir = tempdir("active-progress");
+    let control = BuildControl {
+        checkpoint_every: None,
+        report_every: Duration::ZERO,
+        ..BuildControl::default()
+    };
+    let mut reports = Vec::new();
+    let s = build_active_with(&dir, &ActiveConfig::tiny(), &control, &mut |p| {
+        reports.push(p.clone())
+    })
+    .expect("build");
+    let values: Vec<_> = reports.iter().filter(|p| !p.records).collect();
+    let within: Vec<_> = values.iter().filter(|p| p.within.is_some()).collect();
+    // The 3x3 regions have up to 3^9 positions, more than one tick's worth.
+    assert!(!within.is_empty(), "no report inside a region");
+    for p in &within {
+        let (done, all) = p.within.expect("within");
+        assert!(done > 0 && done <= all, "{p}");
+        assert!(p.regions < p.regions_total, "{p}");
+        assert!(p
+            .to_string()
+            .contains(&format!("in region {}", p.regions + 1)));
+    }
+    for w in values.windows(2) {
+        assert!(w[0].entries <= w[1].entries, "{} then {}", w[0], w[1]);
+        assert!(w[0].regions <= w[1].regions, "{} then {}", w[0], w[1]);
+    }
+    let last = values.last().expect("a values report");
+    assert_eq!(
+        (last.regions, last.entries, last.within),
+        (s.regions, last.entries_total, None)
+    );
+    assert_eq!(
+        table_bytes(&dir),
+        table_bytes(&tiny().0),
+        "reporting changes nothing"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
     let cfg = ActiveConfig::tiny();
     let whole = &tiny().0;
@@ -503,6 +545,7 @@ fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
         stop_after_regions: stop,
         // Caches cleared after every position and record: the same table all the same.
         cache_limit: 0,
+        ..BuildControl::default()
     };
 
     // Stopped part-way, after the checkpoint, with no table written; then resumed.
