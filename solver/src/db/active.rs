@@ -798,8 +798,9 @@ impl ActiveDb {
 
 // ----- build -----
 
-/// A build progress report, sent after each region size, then about every ten seconds
-/// while the records (thermographs, classes, values) are derived.
+/// A build progress report, sent after each region size and about every ten seconds
+/// ([`BuildControl::report_every`]): between regions, within a long region, and while
+/// the records (thermographs, classes, values) are derived.
 #[derive(Debug, Clone)]
 pub struct ActiveProgress {
     /// Deriving the records: `entries` counts the entries given a record so far and
