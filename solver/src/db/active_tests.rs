@@ -361,6 +361,89 @@ fn active_damaged_files_give_typed_errors() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Decodes `bytes` from memory and, written to a file, by the streaming loader.
+fn both_ways(bytes: &[u8]) -> (Result<ActiveDb, DbError>, Result<ActiveDb, DbError>) {
+    let d = tempdir("active-stream");
+    std::fs::create_dir_all(&d).expect("dir");
+    std::fs::write(d.join(ACTIVE_FILE), bytes).expect("write");
+    let streamed = ActiveDb::open_with(&d, 0);
+    let _ = std::fs::remove_dir_all(&d);
+    (decode(Path::new("x.amzdb"), bytes), streamed)
+}
+
+#[test]
+fn streaming_load_gives_the_same_table_and_the_same_errors() {
+    let (dir, _, _) = tiny();
+    let good = std::fs::read(dir.join(ACTIVE_FILE)).expect("read");
+    let (a, b) = both_ways(&good);
+    let (a, b) = (a.expect("decode"), b.expect("stream"));
+    assert_eq!(a.hash, b.hash);
+    assert_eq!(a.file_bytes, b.file_bytes);
+    assert_eq!(a.file_bytes, good.len() as u64);
+    assert_eq!(a.config, b.config);
+    assert_eq!(a.shapes, b.shapes);
+    assert_eq!(a.thermographs, b.thermographs);
+    assert_eq!(a.records, b.records);
+    assert_eq!(a.converted, b.converted);
+    assert_eq!(a.ids, b.ids);
+    assert_eq!((a.ids_at, a.id_width), (b.ids_at, b.id_width));
+    assert!(!b.ids.is_empty() && !b.records.is_empty());
+    // Damaged copies: each is refused by both loaders with the same kind of error.
+    let kind = |r: &Result<ActiveDb, DbError>| match r {
+        Ok(_) => "ok",
+        Err(DbError::BadMagic(_)) => "magic",
+        Err(DbError::Version { .. }) => "version",
+        Err(DbError::BadSentinel(_)) => "sentinel",
+        Err(DbError::Truncated { .. }) => "truncated",
+        Err(DbError::HashMismatch(_)) => "hash",
+        Err(DbError::Malformed { .. }) => "malformed",
+        Err(_) => "other",
+    };
+    let mid = good.len() / 2;
+    let mut cases: Vec<(Vec<u8>, &str)> = Vec::new();
+    let mut b = good.clone();
+    b[0] ^= 1;
+    cases.push((b, "magic"));
+    let mut b = good.clone();
+    b[8] = 9;
+    cases.push((b, "version"));
+    cases.push((good[..good.len() - 100].to_vec(), "sentinel"));
+    cases.push((good[..20].to_vec(), "truncated"));
+    let mut b = good.clone();
+    b[mid] ^= 0x40;
+    cases.push((b, "hash"));
+    let mut b = good.clone();
+    let last = b.len() - 41;
+    b[last] ^= 1;
+    cases.push((b, "hash"));
+    let mut b = good.clone();
+    let at = b.len() - 40 - 2;
+    b[at..at + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+    reseal(&mut b);
+    cases.push((b, "malformed"));
+    let mut b = good.clone();
+    b[12] = 1;
+    reseal(&mut b);
+    cases.push((b, "malformed"));
+    // Resealed with one more entry in the header than the regions need.
+    let mut b = good.clone();
+    let e = u64::from_le_bytes(b[24..32].try_into().expect("8 bytes")) + 1;
+    b[24..32].copy_from_slice(&e.to_le_bytes());
+    reseal(&mut b);
+    cases.push((b, "malformed"));
+    // Resealed with the id table cut short by one id.
+    let mut b = good.clone();
+    let w = b[15] as usize;
+    b.drain(b.len() - 40 - w..b.len() - 40);
+    reseal(&mut b);
+    cases.push((b, "malformed"));
+    for (i, (bytes, want)) in cases.iter().enumerate() {
+        let (a, s) = both_ways(bytes);
+        assert_eq!((i, kind(&a)), (i, *want), "from memory");
+        assert_eq!((i, kind(&s)), (i, *want), "streamed");
+    }
+}
+
 #[test]
 fn active_value_report_prints_value_thermograph_and_class() {
     let r = value_report(&grid("X.O")).expect("report");
