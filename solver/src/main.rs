@@ -337,7 +337,8 @@ enum DbCommand {
         /// `quick`: every area fitting 2x6 or 3x4 (about 1 minute, 64 MB); `standard`: plus
         /// 3x5 and 4x4 with one queen of each colour (about 80 s, 81 MB, 1 GB while building);
         /// `paper`: the paper's whole set, 3x5 with any queens, 3x6 and 4x4 with two of each
-        /// colour (hours of one thread and about 9 GB: resumable, see --checkpoint-minutes).
+        /// colour (about 6.5 hours of one thread, 21 GB at the end, a 7.2 GB file that takes
+        /// 12 GB and a minute to load: resumable, see --checkpoint-minutes).
         #[arg(long, default_value = "quick", value_name = "PRESET")]
         preset: String,
         /// Instead of a preset, these tiers: rectangles with a queen cap per colour, e.g.
