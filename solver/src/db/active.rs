@@ -1628,6 +1628,8 @@ enum Src<'a> {
         r: std::io::BufReader<std::fs::File>,
         len: usize,
         buf: Vec<u8>,
+        /// Hash of the bytes read so far (from the start of the file).
+        hasher: Box<blake3::Hasher>,
     },
 }
 
@@ -1660,13 +1662,14 @@ impl<'a> Cur<'a> {
         self.at += n;
         match &mut self.src {
             Src::Slice(b) => Ok(&b[at..at + n]),
-            Src::Stream { r, buf, .. } => {
+            Src::Stream { r, buf, hasher, .. } => {
                 use std::io::Read;
                 buf.resize(n, 0);
                 r.read_exact(buf).map_err(|source| DbError::Io {
                     path: self.path.to_path_buf(),
                     source,
                 })?;
+                hasher.update(buf);
                 Ok(&buf[..])
             }
         }
@@ -1734,21 +1737,28 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<ActiveDb, DbError> {
     if hash.as_bytes()[..] != bytes[body..body + 32] {
         return Err(DbError::HashMismatch(path.to_path_buf()));
     }
-    let cur = Cur {
+    let mut cur = Cur {
         src: Src::Slice(&bytes[..body]),
         at: HEADER_LEN,
         path,
     };
-    decode_checked(path, &bytes[..HEADER_LEN], cur, bytes.len() as u64, hash)
+    decode_checked(
+        path,
+        &bytes[..HEADER_LEN],
+        &mut cur,
+        bytes.len() as u64,
+        hash,
+    )
 }
 
 /// Files from this size on are decoded by [`open_streaming`] rather than read whole.
 const STREAM_FROM: u64 = 64 << 20;
 
 /// Loads a large table in two passes over the file: the first checks the sentinel and the
-/// hash, the second decodes; neither holds the whole file in memory, so the peak is the
-/// decoded table alone (for the paper's 7.2 GB set, about half of reading it whole). The
-/// checks and errors are those of [`decode`].
+/// hash, the second decodes (and hashes again, so that a file changed between the passes
+/// is refused); neither holds the whole file in memory, so the peak is the decoded table
+/// alone (for the paper's 7.2 GB set, about 60% of reading it whole). The checks and
+/// errors are those of [`decode`].
 fn open_streaming(path: &Path, len: u64) -> Result<ActiveDb, DbError> {
     use std::io::{BufReader, Read, Seek, SeekFrom};
     let io = |source| DbError::Io {
@@ -1768,31 +1778,34 @@ fn open_streaming(path: &Path, len: u64) -> Result<ActiveDb, DbError> {
     }
     f.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut hasher = blake3::Hasher::new();
-    let mut r = BufReader::with_capacity(1 << 20, f);
-    let mut chunk = vec![0u8; 1 << 20];
-    let mut left = body;
-    while left > 0 {
-        let n = left.min(chunk.len() as u64) as usize;
-        r.read_exact(&mut chunk[..n]).map_err(io)?;
-        hasher.update(&chunk[..n]);
-        left -= n as u64;
-    }
+    let read = hasher
+        .update_reader(BufReader::with_capacity(1 << 20, (&f).take(body)))
+        .map_err(io)?
+        .count();
     let hash = hasher.finalize();
-    if hash.as_bytes()[..] != ends[HEADER_LEN..HEADER_LEN + 32] {
+    if read != body || hash.as_bytes()[..] != ends[HEADER_LEN..HEADER_LEN + 32] {
         return Err(DbError::HashMismatch(path.to_path_buf()));
     }
-    let mut r = r.into_inner();
-    r.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(io)?;
-    let cur = Cur {
+    f.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(io)?;
+    let mut again = Box::new(blake3::Hasher::new());
+    again.update(&ends[..HEADER_LEN]);
+    let mut cur = Cur {
         src: Src::Stream {
-            r: BufReader::with_capacity(1 << 20, r),
+            r: BufReader::with_capacity(1 << 20, f),
             len: body as usize,
             buf: Vec::new(),
+            hasher: again,
         },
         at: HEADER_LEN,
         path,
     };
-    decode_checked(path, &ends[..HEADER_LEN], cur, len, hash)
+    let db = decode_checked(path, &ends[..HEADER_LEN], &mut cur, len, hash)?;
+    match cur.src {
+        Src::Stream { hasher, .. } if cur.at == body as usize && hasher.finalize() == hash => {
+            Ok(db)
+        }
+        _ => Err(DbError::HashMismatch(path.to_path_buf())),
+    }
 }
 
 /// The rest of [`decode`], once magic, version, sentinel and hash are known to be right:
@@ -1800,7 +1813,7 @@ fn open_streaming(path: &Path, len: u64) -> Result<ActiveDb, DbError> {
 fn decode_checked(
     path: &Path,
     bytes: &[u8],
-    mut cur: Cur<'_>,
+    cur: &mut Cur<'_>,
     file_bytes: u64,
     hash: blake3::Hash,
 ) -> Result<ActiveDb, DbError> {
