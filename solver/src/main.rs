@@ -580,6 +580,12 @@ struct Sharding {
     /// Without --first-move, the run stops at the first move that wins.
     #[arg(long, requires = "shards")]
     guess_order: bool,
+    /// With --shards: solve only these tasks, comma separated: numbers (`46`), shard names
+    /// (`046-e5-e3xc1`) or reply moves (`e5-e3xc1`), as `amazons tasks` lists them. The
+    /// other tasks are left to other runs, which may share the directory: this one ends
+    /// without a manifest unless every other task's shard is already there.
+    #[arg(long, value_name = "TASKS", value_delimiter = ',', requires = "shards")]
+    only: Vec<String>,
 }
 
 /// Parses the optional first move of a sharded solve.
@@ -604,6 +610,12 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     if sharding.threads == Some(0) {
         return usage("--threads: thread counts start at 1");
     }
+    if let Some(s) = (sharding.only.iter()).find(|s| !plan.tasks.iter().any(|t| t.selected_by(s))) {
+        return usage(format!(
+            "--only: {}",
+            amazons_solver::shard::ShardError::NoSuchTask(s.clone())
+        ));
+    }
     let threads = sharding
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -621,6 +633,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         split_depth: sharding.split_depth,
         shared_table: sharding.shared_table,
         guess_order: sharding.guess_order,
+        only: sharding.only.clone(),
     };
     let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {

@@ -44,10 +44,14 @@ pub enum ShardError {
         total: usize,
         split: &'static str,
     },
+    #[error("{0}: no task has this number, name or move (`amazons tasks` lists them)")]
+    NoSuchTask(String),
+    #[error("{skipped} of {total} tasks were left to other runs (not selected by --only); the selected ones are finished and their shards kept")]
+    Skipped { skipped: usize, total: usize },
 }
 
 /// How a sharded run treats big tasks.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Budget {
     /// Worker threads.
     pub threads: usize,
@@ -61,6 +65,11 @@ pub struct Budget {
     /// Solve the tasks in the order a budget-limited df-pn of the split position ranks
     /// their moves ([`crate::rank_moves`]), most promising first, instead of move order.
     pub guess_order: bool,
+    /// Solve only these tasks (numbers, shard names or reply moves, see [`Task::selected_by`]);
+    /// empty: all. The others are still resumed when their shard is on disk, so a run
+    /// that finds every task finished writes the manifest as usual. Several runs (on
+    /// this machine or on others sharing the directory) can so split the open tasks.
+    pub only: Vec<String>,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -74,6 +83,18 @@ pub struct Task {
     /// `Some((j, s))` when `s` maps this task's position onto earlier task `j`'s: the task
     /// is then proven by transposition, not solved.
     pub mirror: Option<(usize, Symmetry)>,
+}
+
+impl Task {
+    /// Whether the selector `s` (of `--only`) names this task: its number (`46` or
+    /// `046`), its shard name (`046-e5-e3xc1`) or its move (`e5-e3xc1`).
+    pub fn selected_by(&self, s: &str) -> bool {
+        match s.parse::<usize>() {
+            Ok(n) => n == self.index,
+            // The name is `NNN-MOVE`.
+            Err(_) => s == self.name || self.name.split_once('-').is_some_and(|(_, m)| m == s),
+        }
+    }
 }
 
 /// A split of a root position into tasks.
@@ -145,6 +166,15 @@ impl Plan {
     /// The tasks that are solved (each has a shard): those that mirror no earlier task.
     pub fn unique(&self) -> impl Iterator<Item = &Task> {
         self.tasks.iter().filter(|t| t.mirror.is_none())
+    }
+
+    /// Whether `--only` (the selectors `only`; empty: all) takes the solved task `t`: a
+    /// selector names it, or names a task that mirrors it (that one is proven by `t`).
+    pub fn selects(&self, only: &[String], t: &Task) -> bool {
+        only.is_empty()
+            || (self.tasks.iter())
+                .filter(|u| u.index == t.index || u.mirror.is_some_and(|(j, _)| j == t.index))
+                .any(|u| only.iter().any(|s| u.selected_by(s)))
     }
 
     /// Completes per-task results (`None` for mirrored tasks) with copies of the results
@@ -1232,6 +1262,13 @@ pub fn run_with(
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
     plan.write(dir)?;
     let mut work: Vec<&Task> = plan.unique().collect();
+    if let Some(s) = (budget.only.iter()).find(|s| !plan.tasks.iter().any(|t| t.selected_by(s))) {
+        return Err(ShardError::NoSuchTask(s.clone()));
+    }
+    // Tasks not selected are left to other runs, unless there is a shard to resume.
+    let before = work.len();
+    work.retain(|t| plan.selects(&budget.only, t) || on_disk(&plan.shard_path(dir, t)).is_some());
+    let skipped = before - work.len();
     if budget.guess_order {
         // One thread's share of the memory, freed before the workers start.
         let rank_opts = Options {
@@ -1422,12 +1459,18 @@ pub fn run_with(
     if open > 0 {
         return Err(ShardError::Unfinished {
             open,
-            total: work.len(),
+            total: before,
             split: if budget.split_depth > 0 {
                 " even after splitting"
             } else {
                 ""
             },
+        });
+    }
+    if skipped > 0 {
+        return Err(ShardError::Skipped {
+            skipped,
+            total: before,
         });
     }
     let done = plan.complete(results);

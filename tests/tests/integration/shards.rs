@@ -343,6 +343,105 @@ fn interrupted_run_resumes_to_the_same_root_hash() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_hash() {
+    let plan = plan_4x4();
+    let whole = fresh_dir("only-whole");
+    let (full, _) = run(&plan, &whole, 1);
+    let unique: Vec<&shard::Task> = plan.unique().collect();
+    let dir = fresh_dir("only-split");
+    let budget = |only: Vec<String>| shard::Budget {
+        threads: 1,
+        only,
+        ..Default::default()
+    };
+    // The first run takes tasks by number, name and move; the second all the others.
+    let (a, b, c) = (unique[0], unique[1], unique[2]);
+    let first = vec![
+        a.index.to_string(),
+        b.name.clone(),
+        c.name.split_once('-').expect("NNN-MOVE").1.to_string(),
+    ];
+    match shard::run_with(&plan, &dir, &small_options(), budget(first), &|_| {}) {
+        Err(shard::ShardError::Skipped { skipped, total }) => {
+            assert_eq!(total, unique.len());
+            assert_eq!(
+                skipped,
+                unique.len() - 3,
+                "only the three selected tasks ran"
+            );
+        }
+        other => panic!("a run of some tasks must end without a manifest: {other:?}"),
+    }
+    let written = |dir: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
+            .expect("shards")
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        v.sort();
+        v
+    };
+    let names: Vec<String> = [a, b, c]
+        .iter()
+        .map(|t| format!("{}.cert", t.name))
+        .collect();
+    assert_eq!(written(&dir), names, "shards of the selected tasks only");
+    assert!(!dir.join("manifest.cert").exists());
+
+    // The rest, selected by number: the three shards on disk are resumed, not solved.
+    let rest: Vec<String> = unique[3..]
+        .iter()
+        .map(|t| format!("{:03}", t.index))
+        .collect();
+    let (manifest, done) = shard::run_with(&plan, &dir, &small_options(), budget(rest), &|_| {})
+        .expect("the last run finishes the result");
+    let resumed: Vec<usize> = done
+        .iter()
+        .zip(&plan.tasks)
+        .filter(|(d, _)| d.resumed && d.mirror_of.is_none())
+        .map(|(_, t)| t.index)
+        .collect();
+    assert_eq!(resumed, vec![a.index, b.index, c.index]);
+    assert_eq!(
+        root_hash(&manifest),
+        root_hash(&full),
+        "same result as one run"
+    );
+    check_with(&manifest, &DirShards::scan(&dir.join("shards"))).expect("manifest checks");
+
+    // A selector that names no task is refused before anything runs.
+    let err = shard::run_with(
+        &plan,
+        &fresh_dir("only-bad"),
+        &small_options(),
+        budget(vec!["z9-z8xz7".into()]),
+        &|_| {},
+    );
+    assert!(matches!(err, Err(shard::ShardError::NoSuchTask(s)) if s == "z9-z8xz7"));
+
+    // Selecting a mirrored task solves the task it mirrors (which proves both).
+    let mirrored = (plan.tasks.iter())
+        .find(|t| t.mirror.is_some())
+        .expect("the 4x4 start has mirrored tasks");
+    let (j, _) = mirrored.mirror.expect("mirror");
+    let via = fresh_dir("only-mirror");
+    let only = vec![mirrored.index.to_string()];
+    let err = shard::run_with(&plan, &via, &small_options(), budget(only), &|_| {});
+    assert!(
+        matches!(err, Err(shard::ShardError::Skipped { .. })),
+        "{err:?}"
+    );
+    assert_eq!(
+        written(&via),
+        vec![format!("{}.cert", plan.tasks[j].name)],
+        "the mirrored task's original was solved"
+    );
+    for d in [whole, dir, via] {
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
+
 /// Shard files whose steps the caller claims to have checked already.
 struct AlreadyChecked<'a>(&'a DirShards);
 
