@@ -35,6 +35,9 @@ pub struct Options {
     pub live_nodes: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// How a node's disproof number is made from its children's proof numbers.
     pub numbers: Numbers,
+    /// Give up proof extraction past this many certificate steps (see
+    /// [`crate::emit::EmitError::TooLarge`]); `None`: only memory bounds it.
+    pub max_steps: Option<u64>,
 }
 
 /// How df-pn combines the children's proof numbers into a node's disproof number (every
@@ -64,6 +67,7 @@ impl Default for Options {
             active_db: None,
             live_nodes: None,
             numbers: Numbers::default(),
+            max_steps: None,
         }
     }
 }

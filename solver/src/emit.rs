@@ -25,6 +25,11 @@ pub enum EmitError {
     NoProvenMove { winner: Color, grid: String },
     #[error("node budget ran out while re-searching during proof extraction")]
     Budget,
+    /// The proof has more steps than allowed (`--max-steps`), or its steps, or the set of
+    /// positions already written, no longer fit in memory. A sharded run splits such a
+    /// task like one over its node budget.
+    #[error("the proof is too large to write: {steps} steps written, {why}")]
+    TooLarge { steps: usize, why: String },
 }
 
 /// Writes the proof that `winner` wins `root` as steps in checking order.
@@ -46,6 +51,8 @@ pub struct Emitter<'a, 'g> {
     pub sum_failures: u64,
     /// Whether to try sum steps at all (see [`Emitter::plan_sum`] for where).
     pub use_sums: bool,
+    /// The most steps the proof may have (`usize::MAX`: no limit but memory).
+    pub max_steps: usize,
 }
 
 /// A sum step ready to write: the local claims and the local states to prove.
@@ -72,7 +79,31 @@ impl<'a, 'g> Emitter<'a, 'g> {
             sums: 0,
             sum_failures: 0,
             use_sums: true,
+            max_steps: usize::MAX,
         }
+    }
+
+    /// Appends `step`, or fails with [`EmitError::TooLarge`] past `max_steps` or when the
+    /// step vector cannot grow (instead of aborting the process on a failed allocation:
+    /// under a memory limit a big proof otherwise kills a whole sharded run).
+    fn push(&mut self, step: Step) -> Result<(), EmitError> {
+        let steps = self.steps.len();
+        if steps >= self.max_steps {
+            return Err(EmitError::TooLarge {
+                steps,
+                why: format!("the limit is {}", self.max_steps),
+            });
+        }
+        if steps == self.steps.capacity() {
+            self.steps
+                .try_reserve(steps.max(1024))
+                .map_err(|e| EmitError::TooLarge {
+                    steps,
+                    why: format!("no memory for more: {e}"),
+                })?;
+        }
+        self.steps.push(step);
+        Ok(())
     }
 
     /// The search in use: the plain one inside evaluation-decided subtrees.
@@ -105,32 +136,35 @@ impl<'a, 'g> Emitter<'a, 'g> {
         let g = self.main.g;
         let y = x.opponent();
         if self.done.contains(st) {
-            self.steps.push(Step::Transposition {
+            return self.push(Step::Transposition {
                 symmetry: Symmetry::Identity,
             });
-            return Ok(());
         }
         if st.side() == y && !st.can_act(g, y) {
-            self.steps.push(Step::NoMove);
+            self.push(Step::NoMove)?;
         } else if let Some(moves) = self.outlast_line(st, x) {
-            self.steps.push(Step::Outlast { moves });
+            self.push(Step::Outlast { moves })?;
         } else if let Some(plan) = self.plan_sum(st, x)? {
             self.sums += 1;
-            self.steps.push(Step::Sum { parts: plan.parts });
+            self.push(Step::Sum { parts: plan.parts })?;
             for child in plan.children {
                 self.prove(&child, x)?;
             }
         } else if st.side() == x {
             let a = self.winning_action(st, x)?;
-            self.steps.push(Step::Choice(a));
+            self.push(Step::Choice(a))?;
             self.prove(&st.play(a), x)?;
         } else {
-            self.steps.push(Step::ReplyAll);
+            self.push(Step::ReplyAll)?;
             for a in st.actions(g) {
                 self.prove(&st.play(a), x)?;
             }
         }
-        if self.done.len() < self.done_cap {
+        // Remembering is optional: past the cap, or without memory to grow, subtrees are
+        // written again instead.
+        if self.done.len() < self.done_cap
+            && (self.done.len() < self.done.capacity() || self.done.try_reserve(1).is_ok())
+        {
             self.done.insert(*st);
         }
         Ok(())

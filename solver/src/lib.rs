@@ -107,6 +107,9 @@ pub fn solve_state(
         )
     });
     let mut emitter = emit::Emitter::new(&mut search, plain, done_cap);
+    if let Some(max) = opts.max_steps {
+        emitter.max_steps = usize::try_from(max).unwrap_or(usize::MAX);
+    }
     emitter.prove(&root, winner)?;
     let steps = std::mem::take(&mut emitter.steps);
     let researches = emitter.researches;

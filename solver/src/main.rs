@@ -74,6 +74,12 @@ enum Command {
         /// Give up after this many search nodes (with --shards: per task; see --split-depth).
         #[arg(long, value_name = "N")]
         max_nodes: Option<u64>,
+        /// Give up writing the proof past this many certificate steps, or when its steps no
+        /// longer fit in memory (then always): a clear error instead of an abort. With
+        /// --shards and --split-depth such a task is split like one over --max-nodes, which
+        /// also keeps shards small.
+        #[arg(long, value_name = "N")]
+        max_steps: Option<u64>,
         /// Do not print progress lines.
         #[arg(short, long)]
         quiet: bool,
@@ -563,8 +569,8 @@ struct Sharding {
     /// With --shards: worker threads (default: all cores); the table is split among them.
     #[arg(long, value_name = "N", requires = "shards")]
     threads: Option<usize>,
-    /// With --shards and --max-nodes (then a budget per task): split a task over budget
-    /// this many levels deeper (the most promising move is fixed, one subtask per reply;
+    /// With --shards and --max-nodes or --max-steps (then budgets per task): split a task
+    /// over budget this many levels deeper (the most promising move is fixed, one subtask per reply;
     /// the task's shard becomes a manifest of its subtasks; each split is recorded in
     /// DIR/splits.tsv, and a rerun splits the same way at once). 0 leaves such tasks open
     /// for a later run; the other tasks go on either way.
@@ -1048,6 +1054,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             hash,
             max_nodes,
+            max_steps,
             quiet,
             numbers,
             eval,
@@ -1063,6 +1070,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 active_db: eval.active_database()?,
                 live_nodes: None,
                 numbers: numbers.into(),
+                max_steps,
             };
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
@@ -1199,6 +1207,7 @@ fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Res
                 active_db: None,
                 live_nodes: None,
                 numbers: Default::default(),
+                max_steps: None,
             };
             let t = Instant::now();
             let solved = amazons_solver::solve(&position, &opts, "bench")?;

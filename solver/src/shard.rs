@@ -694,9 +694,9 @@ fn solve_position(
     let mut solved = match crate::solve(position, opts, &note) {
         Ok(s) => s,
         Err(crate::SolveError::Budget(_))
-        | Err(crate::SolveError::Emit(crate::emit::EmitError::Budget)) => {
-            return Err(Attempt::Budget)
-        }
+        | Err(crate::SolveError::Emit(
+            crate::emit::EmitError::Budget | crate::emit::EmitError::TooLarge { .. },
+        )) => return Err(Attempt::Budget),
         Err(e) => return Err(fail(e.to_string()).into()),
     };
     // No wall time inside a shard: the same task always gives the same bytes, so a resumed

@@ -480,6 +480,7 @@ pub fn blocker_census(
         active_db: None,
         live_nodes: None,
         numbers: Default::default(),
+        max_steps: None,
     };
     let mut total: BTreeMap<crate::eval::fill::BlockerShape, [u64; 2]> = BTreeMap::new();
     let mut positions = 0;
@@ -728,6 +729,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     active_db: cfg.active.clone(),
                     live_nodes: None,
                     numbers: Default::default(),
+                    max_steps: None,
                 };
                 let note = format!("testset {board} game {game_no} move {n}");
                 match solve(&position, &sopts, &note) {

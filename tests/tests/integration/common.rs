@@ -57,6 +57,7 @@ pub fn small_options() -> Options {
         active_db: None,
         live_nodes: None,
         numbers: Default::default(),
+        max_steps: None,
     }
 }
 

@@ -614,6 +614,62 @@ fn mirrored_tasks_need_the_right_symmetry_and_an_earlier_proof() {
 }
 
 #[test]
+fn tasks_whose_proof_is_over_the_step_limit_are_split_and_still_check() {
+    let plan = plan_4x4();
+    let capped = |max_steps| amazons_solver::Options {
+        max_steps: Some(max_steps),
+        hash_mib: 4,
+        ..small_options()
+    };
+    // A plain solve over the limit fails with a typed error instead of writing anything.
+    let root = Position::start("4x4").expect("4x4");
+    let err = amazons_solver::solve(&root, &capped(50), "test").expect_err("over the limit");
+    assert!(
+        matches!(
+            err,
+            amazons_solver::SolveError::Emit(amazons_solver::emit::EmitError::TooLarge {
+                steps: 50,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    // Sharded with splitting, the big tasks become manifests of smaller shards.
+    let dir = fresh_dir("max-steps");
+    let budget = shard::Budget {
+        threads: 1,
+        split_depth: 3,
+        ..Default::default()
+    };
+    let (manifest, _) =
+        shard::run_with(&plan, &dir, &capped(500), budget, &|_| {}).expect("split solve");
+    let names: Vec<String> = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.matches('.').count() > 1),
+        "some task was split into subtasks"
+    );
+    let report = check_with(&manifest, &DirShards::scan(&dir.join("shards"))).expect("checks");
+    assert_eq!(report.shards, names.len());
+    assert_eq!(manifest.root.winner, amazons_format::Color::Black);
+    // Every shard that is not a split task's manifest keeps to the limit.
+    for n in &names {
+        let bytes = std::fs::read(dir.join("shards").join(n)).expect("read shard");
+        let cert = amazons_format::decode(&bytes).expect("decode");
+        let is_manifest = cert.steps.iter().any(|s| matches!(s, Step::Shard { .. }));
+        assert!(
+            is_manifest || cert.steps.len() <= 500,
+            "{n}: {} steps",
+            cert.steps.len()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn tasks_over_budget_are_split_or_left_open() {
     let plan = plan_4x4();
     let tight = amazons_solver::Options {
