@@ -26,6 +26,22 @@ fn root_hash(cert: &Certificate) -> [u8; 32] {
     amazons_format::hash_body(amazons_format::file::verified_body(&bytes).expect("body"))
 }
 
+/// The file names under `DIR/shards/`, sorted.
+fn shard_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
+        .expect("shards")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Whether a shard file name is a subtask's (`NNN-MOVE.MMM-REPLY.cert`).
+fn is_subtask(name: &str) -> bool {
+    name.matches('.').count() > 1
+}
+
 fn run(plan: &Plan, dir: &Path, threads: usize) -> (Certificate, Vec<shard::Done>) {
     shard::run(plan, dir, &small_options(), threads, &|_| {}).expect("sharded solve")
 }
@@ -373,20 +389,15 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
         }
         other => panic!("a run of some tasks must end without a manifest: {other:?}"),
     }
-    let written = |dir: &Path| {
-        let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
-            .expect("shards")
-            .flatten()
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect();
-        v.sort();
-        v
-    };
     let names: Vec<String> = [a, b, c]
         .iter()
         .map(|t| format!("{}.cert", t.name))
         .collect();
-    assert_eq!(written(&dir), names, "shards of the selected tasks only");
+    assert_eq!(
+        shard_names(&dir),
+        names,
+        "shards of the selected tasks only"
+    );
     assert!(!dir.join("manifest.cert").exists());
 
     // The rest, selected by number: the three shards on disk are resumed, not solved.
@@ -433,7 +444,7 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
         "{err:?}"
     );
     assert_eq!(
-        written(&via),
+        shard_names(&via),
         vec![format!("{}.cert", plan.tasks[j].name)],
         "the mirrored task's original was solved"
     );
@@ -643,13 +654,9 @@ fn tasks_whose_proof_is_over_the_step_limit_are_split_and_still_check() {
     };
     let (manifest, _) =
         shard::run_with(&plan, &dir, &capped(500), budget, &|_| {}).expect("split solve");
-    let names: Vec<String> = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let names = shard_names(&dir);
     assert!(
-        names.iter().any(|n| n.matches('.').count() > 1),
+        names.iter().any(|n| is_subtask(n)),
         "some task was split into subtasks"
     );
     let report = check_with(&manifest, &DirShards::scan(&dir.join("shards"))).expect("checks");
@@ -712,11 +719,7 @@ fn tasks_over_budget_are_split_or_left_open() {
     let dir = fresh_dir("split");
     let (manifest, _) =
         shard::run_with(&plan, &dir, &tight, budget(3), &|_| {}).expect("split solve");
-    let nested = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().matches('.').count() > 1)
-        .count();
+    let nested = shard_names(&dir).iter().filter(|n| is_subtask(n)).count();
     assert!(nested > 0, "some task was split into subtasks");
     let shards = DirShards::scan(&dir.join("shards"));
     let report = check_with(&manifest, &shards).expect("split manifest checks");
@@ -725,10 +728,7 @@ fn tasks_over_budget_are_split_or_left_open() {
         "nested shards are checked too"
     );
     // Every shard on disk is part of the proof: a refuted guess leaves none behind.
-    let files = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .count();
+    let files = shard_names(&dir).len();
     assert_eq!(report.shards, files, "shards on disk outside the proof");
     assert_eq!(
         manifest.root.winner,
@@ -761,11 +761,9 @@ fn tasks_over_budget_are_split_or_left_open() {
     assert!(done.iter().all(|d| d.resumed));
     assert_eq!(root_hash(&again), root_hash(&manifest));
     // A damaged subtask shard is noticed by the checker.
-    let victim = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().matches('.').count() > 1)
-        .map(|e| e.path())
+    let victim = (shard_names(&dir).into_iter())
+        .find(|n| is_subtask(n))
+        .map(|n| dir.join("shards").join(n))
         .expect("a subtask shard");
     std::fs::remove_file(&victim).expect("remove a subtask shard");
     let shards = DirShards::scan(&dir.join("shards"));
@@ -834,9 +832,7 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
     assert_eq!(done.len(), 1);
     let shards = DirShards::scan(&dir.join("shards"));
     check_with(&manifest, &shards).expect("manifest checks");
-    let written = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .count();
+    let written = shard_names(&dir).len();
     assert!(
         written < plan.unique().count(),
         "stopped early: {written} of {} tasks",
