@@ -74,10 +74,10 @@ enum Command {
         /// Give up after this many search nodes (with --shards: per task; see --split-depth).
         #[arg(long, value_name = "N")]
         max_nodes: Option<u64>,
-        /// Give up writing the proof past this many certificate steps, or when its steps no
-        /// longer fit in memory (then always): a clear error instead of an abort. With
-        /// --shards and --split-depth such a task is split like one over --max-nodes, which
-        /// also keeps shards small.
+        /// Give up writing the proof past this many certificate steps (exit 1, no file).
+        /// A proof whose steps no longer fit in memory gives the same error without this
+        /// option. With --shards and --split-depth such a task is split like one over
+        /// --max-nodes, which also keeps shards small.
         #[arg(long, value_name = "N")]
         max_steps: Option<u64>,
         /// Do not print progress lines.

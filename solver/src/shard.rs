@@ -50,6 +50,10 @@ pub enum ShardError {
     Skipped { skipped: usize, total: usize },
 }
 
+/// The node budget of a guessing search (task order, or a split's move) when the run has
+/// no `--max-nodes`.
+pub const GUESS_NODES: u64 = 1_000_000;
+
 /// How a sharded run treats big tasks.
 #[derive(Debug, Clone, Default)]
 pub struct Budget {
@@ -759,7 +763,11 @@ fn prove_position(
     let (ranked, lean, refuted) = recorded.unwrap_or_else(|| {
         // The guessing search gets the size of the solve's main table, so that it reuses
         // that memory instead of holding a third table.
-        let guess_opts = crate::main_search_options(opts);
+        // Without --max-nodes (a task split for --max-steps), the guess gets a budget.
+        let guess_opts = Options {
+            max_nodes: Some(opts.max_nodes.unwrap_or(GUESS_NODES)),
+            ..crate::main_search_options(opts)
+        };
         let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
         record_split(dir, name, position, &ranked, lean);
         (ranked, lean, Vec::new())
@@ -1272,7 +1280,7 @@ pub fn run_with(
     if budget.guess_order {
         // One thread's share of the memory, freed before the workers start.
         let rank_opts = Options {
-            max_nodes: Some(opts.max_nodes.unwrap_or(1_000_000)),
+            max_nodes: Some(opts.max_nodes.unwrap_or(GUESS_NODES)),
             hash_mib: (opts.hash_mib / budget.threads.max(1)).max(1),
             progress: false,
             ..opts.clone()
