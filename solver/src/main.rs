@@ -616,11 +616,8 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     if sharding.threads == Some(0) {
         return usage("--threads: thread counts start at 1");
     }
-    if let Some(s) = (sharding.only.iter()).find(|s| !plan.tasks.iter().any(|t| t.selected_by(s))) {
-        return usage(format!(
-            "--only: {}",
-            amazons_solver::shard::ShardError::NoSuchTask(s.clone())
-        ));
+    if let Err(e) = plan.check_only(&sharding.only) {
+        return usage(format!("--only: {e}"));
     }
     let threads = sharding
         .threads

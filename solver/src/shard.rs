@@ -172,6 +172,17 @@ impl Plan {
         self.tasks.iter().filter(|t| t.mirror.is_none())
     }
 
+    /// [`ShardError::NoSuchTask`] for the first selector of `--only` that names no task.
+    pub fn check_only(&self, only: &[String]) -> Result<(), ShardError> {
+        match only
+            .iter()
+            .find(|s| !self.tasks.iter().any(|t| t.selected_by(s)))
+        {
+            Some(s) => Err(ShardError::NoSuchTask(s.clone())),
+            None => Ok(()),
+        }
+    }
+
     /// Whether `--only` (the selectors `only`; empty: all) takes the solved task `t`: a
     /// selector names it, or names a task that mirrors it (that one is proven by `t`).
     pub fn selects(&self, only: &[String], t: &Task) -> bool {
@@ -1266,13 +1277,11 @@ pub fn run_with(
     budget: Budget,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<(Certificate, Vec<Done>), ShardError> {
+    plan.check_only(&budget.only)?;
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
     plan.write(dir)?;
     let mut work: Vec<&Task> = plan.unique().collect();
-    if let Some(s) = (budget.only.iter()).find(|s| !plan.tasks.iter().any(|t| t.selected_by(s))) {
-        return Err(ShardError::NoSuchTask(s.clone()));
-    }
     // Tasks not selected are left to other runs, unless there is a shard to resume.
     let before = work.len();
     work.retain(|t| plan.selects(&budget.only, t) || on_disk(&plan.shard_path(dir, t)).is_some());

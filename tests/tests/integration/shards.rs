@@ -422,14 +422,12 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
     check_with(&manifest, &DirShards::scan(&dir.join("shards"))).expect("manifest checks");
 
     // A selector that names no task is refused before anything runs.
-    let err = shard::run_with(
-        &plan,
-        &fresh_dir("only-bad"),
-        &small_options(),
-        budget(vec!["z9-z8xz7".into()]),
-        &|_| {},
-    );
+    let bad = fresh_dir("only-bad");
+    let only = vec!["z9-z8xz7".into()];
+    let err = shard::run_with(&plan, &bad, &small_options(), budget(only), &|_| {});
     assert!(matches!(err, Err(shard::ShardError::NoSuchTask(s)) if s == "z9-z8xz7"));
+    assert!(!bad.join("plan.txt").exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&bad);
 
     // Selecting a mirrored task solves the task it mirrors (which proves both).
     let mirrored = (plan.tasks.iter())
