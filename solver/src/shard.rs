@@ -804,7 +804,8 @@ fn prove_position(
             }
         }
         // Then the next few moves, each a subtask of its own (solved whole if it fits
-        // the budget): the work stays bounded when the search keeps misjudging.
+        // the budget): the work stays bounded when the search keeps misjudging, and a
+        // rerun goes on past the moves proved lost.
         tries = Some(GUESSES);
     }
     // The side to move seems to lose, or its best guesses were refuted: every move is a
@@ -853,8 +854,9 @@ fn prove_guess(
 
 /// The other split: every move of `position` is a subtask, tried in `order` (moves not
 /// in it last); the first that the side to move wins proves the task alone, else all of
-/// them prove the loss. With `tries`, only the first `tries` moves of `order` are
-/// tried, and the task stays open unless one of them wins.
+/// them prove the loss. With `tries`, only the first `tries` moves of `order` not yet
+/// proved lost are tried, and the task stays open unless one of them wins or no move is
+/// left untried.
 fn prove_every_move(
     cx: &Split,
     position: &Position,
@@ -866,9 +868,23 @@ fn prove_every_move(
     let sub = Plan::new(position, None)?.prefixed(name);
     let mut tasks: Vec<&Task> = sub.unique().collect();
     tasks.sort_by_key(|t| order.iter().position(|&m| m == t.mv).unwrap_or(usize::MAX));
+    let every = tasks.len();
     if let Some(n) = tries {
-        tasks.retain(|t| order.iter().take(n).any(|&m| m == t.mv));
+        // Moves already proved lost (shards on disk) do not use up a try: a rerun goes on
+        // to the next `n` moves, so a task whose tries all lose is not stuck open, and
+        // once every move is settled the loss is proved.
+        let mut left = n;
+        tasks.retain(|t| {
+            let lost = existing_at(&shard_file(cx.dir, &t.name), &t.position)
+                .is_some_and(|d| d.winner != position.to_move);
+            let take = lost || left > 0;
+            if !lost && take {
+                left -= 1;
+            }
+            take
+        });
     }
+    let all_tried = tasks.len() == every;
     // A move the side to move wins proves the task: no need for the others.
     let proved = prove_in_order(cx, &tasks, depth - 1, position.to_move);
     let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
@@ -896,7 +912,7 @@ fn prove_every_move(
             None => open = true,
         }
     }
-    if open || tries.is_some() {
+    if open || !all_tried {
         return Err(Attempt::Budget);
     }
     let done = sub.complete(results);
@@ -1845,6 +1861,47 @@ mod tests {
         .expect("decode");
         let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
         amazons_checker::check_with(&cert, &shards).expect("the split manifest checks");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn limited_tries_move_on_past_lost_moves_and_settle_a_loss_once_every_move_is_tried() {
+        let (p, losing, winning) = black_to_move();
+        let opts = small_table();
+        let dir = tempdir("tries");
+        let pool = Pool::default();
+        let cx = Split::new(&dir, &p, &opts, &pool);
+        // One try per call, losing move first: the first call proves it lost and stays
+        // open; the next goes on to the winning move instead of trying the lost one again.
+        let order = vec![losing, winning];
+        let first = prove_every_move(&cx, &p, &order, Some(1), "t", 1);
+        assert!(
+            matches!(first, Err(Attempt::Budget)),
+            "open after one lost try"
+        );
+        let found = prove_every_move(&cx, &p, &order, Some(1), "t", 1).expect("found");
+        assert_eq!(found.0.tasks.len(), 1);
+        assert_eq!(found.0.tasks[0].mv, winning);
+        assert_eq!(found.1[0].winner, Color::Black);
+
+        // White to move and losing: each call settles one more move; once all are lost
+        // the split proves the loss with one subtask per move.
+        let lost = amazons_checker::rules::play(&p, winning);
+        let moves = Plan::new(&lost, None).expect("plan").unique().count();
+        let cx = Split::new(&dir, &lost, &opts, &pool);
+        let mut calls = 0;
+        let (plan, done) = loop {
+            calls += 1;
+            assert!(calls <= moves + 1, "a call settles at least one move");
+            match prove_every_move(&cx, &lost, &[], Some(1), "u", 1) {
+                Ok(found) => break found,
+                Err(Attempt::Budget) => {}
+                Err(Attempt::Failed(e)) => panic!("{e}"),
+            }
+        };
+        assert_eq!(calls, moves, "one new move per call, the loss on the last");
+        assert_eq!(plan.unique().count(), moves);
+        assert!(done.iter().all(|d| d.winner == Color::Black));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
