@@ -165,15 +165,37 @@ pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
 /// [`rank_moves`], and whether the search leaned towards a win for the side to move
 /// (its proof number at most its disproof number; `true` when it proved the win).
 pub fn rank_and_lean(position: &Position, opts: &Options) -> (Vec<Move>, bool) {
+    let r = ranking(position, opts);
+    (r.moves.into_iter().map(|(m, _)| m).collect(), r.lean)
+}
+
+/// What a budget-limited df-pn search says about a position and each of its moves.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    /// The root's (proof, disproof) numbers for a win of the side to move; `None` if the
+    /// search never stored it.
+    pub root: Option<(u32, u32)>,
+    /// The root's outcome, when the search settled it within the budget.
+    pub winner: Option<Color>,
+    /// Whether the search leans towards a win for the side to move (see [`rank_and_lean`]).
+    pub lean: bool,
+    /// Search nodes spent.
+    pub nodes: u64,
+    /// The board moves, most promising first, each with its child's (proof, disproof)
+    /// numbers for a win of the side to move at the root (`None`: never reached).
+    pub moves: Vec<(Move, Option<(u32, u32)>)>,
+}
+
+/// The df-pn search of [`rank_and_lean`], with the numbers behind the order.
+pub fn ranking(position: &Position, opts: &Options) -> Ranking {
     use amazons_format::Action;
     let g = Geometry::new(position.board);
     let root = State::from_position(position, 0);
     let mut search = Search::new(&g, opts);
-    let _ = search.solve(&root);
-    let lean = search
-        .lookup(&root)
-        .is_none_or(|(phi, delta, _)| phi <= delta);
-    let mut ranked: Vec<((u32, u32, u32), Move)> = root
+    let winner = search.solve(&root);
+    let numbers = search.lookup(&root).map(|(phi, delta, _)| (phi, delta));
+    let lean = numbers.is_none_or(|(phi, delta)| phi <= delta);
+    let mut moves: Vec<(Move, Option<(u32, u32)>)> = root
         .actions(&g)
         .into_iter()
         .filter_map(|a| match a {
@@ -181,16 +203,21 @@ pub fn rank_and_lean(position: &Position, opts: &Options) -> (Vec<Move>, bool) {
             Action::Spare => None,
         })
         .map(|m| {
+            // The child's numbers are the opponent's: its disproof number is the mover's
+            // proof number.
             let child = root.play(Action::Board(m));
-            let key = search
-                .lookup(&child)
-                .map_or((1, u32::MAX, u32::MAX), |(phi, delta, _)| (0, delta, phi));
-            (key, m)
+            (m, search.lookup(&child).map(|(phi, delta, _)| (delta, phi)))
         })
         .collect();
-    // Stable: equal keys keep move order.
-    ranked.sort_by_key(|&(key, _)| key);
-    (ranked.into_iter().map(|(_, m)| m).collect(), lean)
+    // Reached moves by proof, then disproof number; stable: equal keys keep move order.
+    moves.sort_by_key(|&(_, n)| n.map_or((1, u32::MAX, u32::MAX), |(pn, dn)| (0, pn, dn)));
+    Ranking {
+        root: numbers,
+        winner,
+        lean,
+        nodes: search.nodes,
+        moves,
+    }
 }
 
 #[cfg(test)]

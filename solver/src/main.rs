@@ -137,6 +137,32 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_name = "N,..")]
         threads: Vec<usize>,
     },
+    /// Rank the moves of a position by a df-pn search within a node budget, as a sharded
+    /// solve guesses when it splits a task: each move with the proof and disproof numbers
+    /// of a win for the side to move after it (smaller proof number: more promising).
+    Rank {
+        /// Board (`WxH` or `standard`); omit with --position.
+        board: Option<String>,
+        #[command(flatten)]
+        setup: Setup,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 512, value_name = "MIB")]
+        hash: usize,
+        /// Search nodes (default: 1M, the budget of a split's guess without --max-nodes).
+        #[arg(long, value_name = "N")]
+        max_nodes: Option<u64>,
+        /// Print only the N most promising moves (0: all).
+        #[arg(long, default_value_t = 20, value_name = "N")]
+        top: usize,
+        /// Do not print progress lines.
+        #[arg(short, long)]
+        quiet: bool,
+        /// How df-pn makes disproof numbers (see `solve --help`).
+        #[arg(long, value_enum, default_value_t = NumbersArg::Weak, value_name = "RULE")]
+        numbers: NumbersArg,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
     /// Evaluate a position statically (paper section IV): draws the partition, lists each
     /// area's type, bounds and how they were obtained, and the global verdict.
     Eval {
@@ -1125,6 +1151,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("verified: {}", report.claim);
             Ok(ExitCode::SUCCESS)
         }
+        Command::Rank {
+            board,
+            setup,
+            hash,
+            max_nodes,
+            top,
+            quiet,
+            numbers,
+            eval,
+        } => {
+            check_hash(hash)?;
+            if max_nodes == Some(0) {
+                return usage("--max-nodes must be at least 1");
+            }
+            let position = setup.position(board.as_deref())?;
+            let opts = Options {
+                hash_mib: hash,
+                max_nodes: Some(max_nodes.unwrap_or(amazons_solver::shard::GUESS_NODES)),
+                progress: !quiet,
+                eval: eval.config(),
+                db: eval.database()?,
+                active_db: eval.active_database()?,
+                live_nodes: None,
+                numbers: numbers.into(),
+                max_steps: None,
+            };
+            let r = amazons_solver::ranking(&position, &amazons_solver::main_search_options(&opts));
+            print!("{}", rank_report(&position, &r, top));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Eval { board, setup, eval } => {
             let position = setup.position(board.as_deref())?;
             let g = Geometry::new(position.board);
@@ -1150,6 +1206,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The text `amazons rank` prints: the root's numbers and verdict, then one line per move.
+fn rank_report(position: &Position, r: &amazons_solver::Ranking, top: usize) -> String {
+    use std::fmt::Write as _;
+    let side = position.to_move;
+    let mut out = String::new();
+    let root = match (r.winner, r.root) {
+        (Some(w), _) => format!("proved: {w} wins"),
+        (None, Some((pn, dn))) => format!(
+            "proof {pn}, disproof {dn} for {side}: leans to {}",
+            if r.lean { side } else { side.opponent() }
+        ),
+        (None, None) => "not reached".to_string(),
+    };
+    let _ = writeln!(out, "{side} to move, {} nodes; root {root}", r.nodes);
+    let shown = if top == 0 {
+        r.moves.len()
+    } else {
+        top.min(r.moves.len())
+    };
+    let _ = writeln!(
+        out,
+        "{shown} of {} moves, most promising first (numbers for a {side} win after the move):",
+        r.moves.len()
+    );
+    for (i, (m, numbers)) in r.moves.iter().take(shown).enumerate() {
+        let n = match numbers {
+            Some((0, _)) => "proved win".to_string(),
+            Some((_, 0)) => "proved loss".to_string(),
+            Some((pn, dn)) => format!("proof {pn:>6}  disproof {dn:>6}"),
+            None => "not reached".to_string(),
+        };
+        let _ = writeln!(out, "{:>4}  {:<10} {n}", i + 1, m.notation(position.board));
+    }
+    out
 }
 
 /// Runs the benchmarks and prints a Markdown table.

@@ -332,6 +332,80 @@ fn solve_an_mcgs_position_with_black_to_move() {
 
 // ---- show ----
 
+/// The move lines of `amazons rank`: (move, what follows it).
+fn rank_lines(out: &Out) -> Vec<(String, String)> {
+    (out.stdout.lines().skip(2))
+        .map(|l| {
+            let mut w = l.split_whitespace();
+            let (_, m) = (w.next(), w.next().expect("a move"));
+            (m.to_string(), w.collect::<Vec<_>>().join(" "))
+        })
+        .collect()
+}
+
+#[test]
+fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
+    // 4x4 is a second-player win: with a budget that settles it, every move is lost.
+    let out = ok(&["rank", "4x4", "-q", "--top", "0", "--max-nodes", "2000000"]);
+    assert!(
+        out.stdout
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("proved: Black wins")),
+        "{}",
+        out.stdout
+    );
+    let lines = rank_lines(&out);
+    let moves: usize = ok(&["perft", "4x4", "1"])
+        .last_line()
+        .parse()
+        .expect("count");
+    assert_eq!(lines.len(), moves, "one line per legal move");
+    assert!(lines.iter().all(|(_, v)| v == "proved loss"), "{lines:?}");
+
+    // Black to move wins after b1-a1xb1: the first move listed is a proved win, and an
+    // independent solve after it agrees; a move listed as lost is a White win.
+    let out = ok(&[
+        "rank",
+        "4x4",
+        "--moves",
+        "b1-a1xb1",
+        "-q",
+        "--top",
+        "0",
+        "--max-nodes",
+        "2000000",
+    ]);
+    let lines = rank_lines(&out);
+    let (best, verdict) = &lines[0];
+    assert_eq!(verdict, "proved win", "{}", out.stdout);
+    let after = format!("b1-a1xb1 {best}");
+    let dir = TempDir::new("rank");
+    let cert = dir.path("best.cert");
+    let solved = ok(&["solve", "4x4", "--moves", &after, "-q", "-o", s(&cert)]);
+    assert_eq!(solved.last_line(), "result: Black wins");
+    if let Some((lost, _)) = lines.iter().find(|(_, v)| v == "proved loss") {
+        let after = format!("b1-a1xb1 {lost}");
+        let solved = ok(&["solve", "4x4", "--moves", &after, "-q", "-o", s(&cert)]);
+        assert_eq!(solved.last_line(), "result: White wins");
+    }
+    // --top keeps the order and cuts the list.
+    let top = ok(&[
+        "rank",
+        "4x4",
+        "--moves",
+        "b1-a1xb1",
+        "-q",
+        "--top",
+        "3",
+        "--max-nodes",
+        "2000000",
+    ]);
+    assert_eq!(rank_lines(&top), lines[..3].to_vec());
+    assert_usage_error(&["rank", "4x4", "--max-nodes", "0"]);
+    assert_usage_error(&["rank", "4x4", "--moves", "z9-z8xz7"]);
+}
+
 #[test]
 fn show_draws_coordinates() {
     let out = ok(&["show", "4x4"]);
