@@ -1083,18 +1083,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eval,
             sharding,
         } => {
-            check_hash(hash)?;
-            let opts = Options {
-                hash_mib: hash,
-                max_nodes,
-                progress: !quiet,
-                eval: eval.config(),
-                db: eval.database()?,
-                active_db: eval.active_database()?,
-                live_nodes: None,
-                numbers: numbers.into(),
-                max_steps,
-            };
+            let opts = search_options(hash, max_nodes, max_steps, quiet, numbers, &eval)?;
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
                 return solve_sharded(&position, &sharding, &opts);
@@ -1161,22 +1150,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             numbers,
             eval,
         } => {
-            check_hash(hash)?;
             if max_nodes == Some(0) {
                 return usage("--max-nodes must be at least 1");
             }
             let position = setup.position(board.as_deref())?;
-            let opts = Options {
-                hash_mib: hash,
-                max_nodes: Some(max_nodes.unwrap_or(amazons_solver::shard::GUESS_NODES)),
-                progress: !quiet,
-                eval: eval.config(),
-                db: eval.database()?,
-                active_db: eval.active_database()?,
-                live_nodes: None,
-                numbers: numbers.into(),
-                max_steps: None,
-            };
+            let budget = max_nodes.unwrap_or(amazons_solver::shard::GUESS_NODES);
+            let opts = search_options(hash, Some(budget), None, quiet, numbers, &eval)?;
             let r = amazons_solver::ranking(&position, &amazons_solver::main_search_options(&opts));
             print!("{}", rank_report(&position, &r, top));
             Ok(ExitCode::SUCCESS)
@@ -1206,6 +1185,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The search options of `solve` and `rank` from their flags (databases opened or built).
+fn search_options(
+    hash: usize,
+    max_nodes: Option<u64>,
+    max_steps: Option<u64>,
+    quiet: bool,
+    numbers: NumbersArg,
+    eval: &EvalArgs,
+) -> Result<Options> {
+    check_hash(hash)?;
+    Ok(Options {
+        hash_mib: hash,
+        max_nodes,
+        progress: !quiet,
+        eval: eval.config(),
+        db: eval.database()?,
+        active_db: eval.active_database()?,
+        live_nodes: None,
+        numbers: numbers.into(),
+        max_steps,
+    })
 }
 
 /// The text `amazons rank` prints: the root's numbers and verdict, then one line per move.
