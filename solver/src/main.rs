@@ -80,16 +80,8 @@ enum Command {
         /// --max-nodes, which also keeps shards small.
         #[arg(long, value_name = "N")]
         max_steps: Option<u64>,
-        /// Do not print progress lines.
-        #[arg(short, long)]
-        quiet: bool,
-        /// How df-pn makes a node's disproof number from its children's proof numbers:
-        /// `weak` (the largest plus one per other open child; far fewer nodes on most
-        /// boards, as positions transpose heavily) or `sum` (plain df-pn).
-        #[arg(long, value_enum, default_value_t = NumbersArg::Weak, value_name = "RULE")]
-        numbers: NumbersArg,
         #[command(flatten)]
-        eval: EvalArgs,
+        search: SearchFlags,
         #[command(flatten)]
         sharding: Sharding,
     },
@@ -154,14 +146,8 @@ enum Command {
         /// Print only the N most promising moves (0: all).
         #[arg(long, default_value_t = 20, value_name = "N")]
         top: usize,
-        /// Do not print progress lines.
-        #[arg(short, long)]
-        quiet: bool,
-        /// How df-pn makes disproof numbers (see `solve --help`).
-        #[arg(long, value_enum, default_value_t = NumbersArg::Weak, value_name = "RULE")]
-        numbers: NumbersArg,
         #[command(flatten)]
-        eval: EvalArgs,
+        search: SearchFlags,
     },
     /// Evaluate a position statically (paper section IV): draws the partition, lists each
     /// area's type, bounds and how they were obtained, and the global verdict.
@@ -716,6 +702,45 @@ impl From<NumbersArg> for amazons_solver::dfpn::Numbers {
     }
 }
 
+/// The search flags `solve` and `rank` share: progress, the df-pn numbers rule, and the
+/// evaluation.
+#[derive(Args, Debug, Clone)]
+struct SearchFlags {
+    /// Do not print progress lines.
+    #[arg(short, long)]
+    quiet: bool,
+    /// How df-pn makes a node's disproof number from its children's proof numbers:
+    /// `weak` (the largest plus one per other open child; far fewer nodes on most
+    /// boards, as positions transpose heavily) or `sum` (plain df-pn).
+    #[arg(long, value_enum, default_value_t = NumbersArg::Weak, value_name = "RULE")]
+    numbers: NumbersArg,
+    #[command(flatten)]
+    eval: EvalArgs,
+}
+
+impl SearchFlags {
+    /// The search options with these flags (databases opened, or built if missing).
+    fn options(
+        &self,
+        hash: usize,
+        max_nodes: Option<u64>,
+        max_steps: Option<u64>,
+    ) -> Result<Options> {
+        check_hash(hash)?;
+        Ok(Options {
+            hash_mib: hash,
+            max_nodes,
+            progress: !self.quiet,
+            eval: self.eval.config(),
+            db: self.eval.database()?,
+            active_db: self.eval.active_database()?,
+            live_nodes: None,
+            numbers: self.numbers.into(),
+            max_steps,
+        })
+    }
+}
+
 /// Which parts of the static evaluation to use.
 #[derive(Args, Debug, Clone)]
 struct EvalArgs {
@@ -1078,12 +1103,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             hash,
             max_nodes,
             max_steps,
-            quiet,
-            numbers,
-            eval,
+            search,
             sharding,
         } => {
-            let opts = search_options(hash, max_nodes, max_steps, quiet, numbers, &eval)?;
+            let opts = search.options(hash, max_nodes, max_steps)?;
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
                 return solve_sharded(&position, &sharding, &opts);
@@ -1146,16 +1169,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             hash,
             max_nodes,
             top,
-            quiet,
-            numbers,
-            eval,
+            search,
         } => {
             if max_nodes == Some(0) {
                 return usage("--max-nodes must be at least 1");
             }
             let position = setup.position(board.as_deref())?;
             let budget = max_nodes.unwrap_or(amazons_solver::shard::GUESS_NODES);
-            let opts = search_options(hash, Some(budget), None, quiet, numbers, &eval)?;
+            let opts = search.options(hash, Some(budget), None)?;
             let r = amazons_solver::ranking(&position, &amazons_solver::main_search_options(&opts));
             print!("{}", rank_report(&position, &r, top));
             Ok(ExitCode::SUCCESS)
@@ -1185,29 +1206,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// The search options of `solve` and `rank` from their flags (databases opened or built).
-fn search_options(
-    hash: usize,
-    max_nodes: Option<u64>,
-    max_steps: Option<u64>,
-    quiet: bool,
-    numbers: NumbersArg,
-    eval: &EvalArgs,
-) -> Result<Options> {
-    check_hash(hash)?;
-    Ok(Options {
-        hash_mib: hash,
-        max_nodes,
-        progress: !quiet,
-        eval: eval.config(),
-        db: eval.database()?,
-        active_db: eval.active_database()?,
-        live_nodes: None,
-        numbers: numbers.into(),
-        max_steps,
-    })
 }
 
 /// The text `amazons rank` prints: the root's numbers and verdict, then one line per move.
