@@ -604,6 +604,12 @@ struct Sharding {
     /// without a manifest unless every other task's shard is already there.
     #[arg(long, value_name = "TASKS", value_delimiter = ',', requires = "shards")]
     only: Vec<String>,
+    /// With --shards and --split-depth: when a split's three guesses are all refuted
+    /// (the guessing search misjudged the task), solve the task whole once more with K
+    /// times --max-nodes before trying its moves one by one. A retry that fails is
+    /// recorded in DIR/splits.tsv and not repeated. 0 or 1: no retry.
+    #[arg(long, value_name = "K", default_value_t = 4, requires = "shards")]
+    escalate: u64,
 }
 
 /// Parses the optional first move of a sharded solve.
@@ -649,6 +655,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         shared_table: sharding.shared_table,
         guess_order: sharding.guess_order,
         only: sharding.only.clone(),
+        escalate: sharding.escalate,
     };
     let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {

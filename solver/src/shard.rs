@@ -74,6 +74,11 @@ pub struct Budget {
     /// that finds every task finished writes the manifest as usual. Several runs (on
     /// this machine or on others sharing the directory) can so split the open tasks.
     pub only: Vec<String>,
+    /// When a split's guesses are all refuted (the guessing search misjudged the task),
+    /// solve the task whole once more with this many times the node budget before
+    /// trying its moves one by one; a failed retry is recorded in `DIR/splits.tsv`
+    /// (`escalated`), so a rerun does not repeat it. 0 or 1: no retry.
+    pub escalate: u64,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -314,23 +319,37 @@ fn record_time(dir: &Path, name: &str, done: &Done) {
 /// splits such a task the same way at once, without the budget-limited solve and the
 /// guessing search that decided it the first time (each a full node budget, and with a
 /// shared table not even certain to guess the same move, which would orphan the subtask
-/// shards already done). Only the order of work depends on it; shards are checked as ever.
+/// shards already done). Lines of kind `refuted` name a guess proved wrong, and a line of
+/// kind `escalated` (no moves) says that the whole solve with the larger budget of
+/// [`Budget::escalate`] failed too. Only the order of work depends on it; shards are
+/// checked as ever.
 pub const SPLITS_FILE: &str = "splits.tsv";
 
+/// A split recorded in `DIR/splits.tsv` (see [`recorded_split`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Recorded {
+    /// The moves, most promising first.
+    ranked: Vec<Move>,
+    /// The guessing search leaned towards the side to move.
+    lean: bool,
+    /// Guesses proved wrong.
+    refuted: Vec<Move>,
+    /// The whole solve with the escalated budget failed.
+    escalated: bool,
+}
+
 /// The split recorded for task `name` at `position` in `DIR/splits.tsv`: the move
-/// ranking and lean of its last `lean`/`no-lean` line, and the guesses that `refuted` lines
-/// after it name. `None` when there is none, or when the line does not fit the position
-/// (another grid, or not exactly its legal moves).
-fn recorded_split(
-    dir: &Path,
-    name: &str,
-    position: &Position,
-) -> Option<(Vec<Move>, bool, Vec<Move>)> {
+/// ranking and lean of its last `lean`/`no-lean` line, the guesses that `refuted` lines
+/// after it name, and whether an `escalated` line follows it. `None` when there is none,
+/// or when the line does not fit the position (another grid, or not exactly its legal
+/// moves).
+fn recorded_split(dir: &Path, name: &str, position: &Position) -> Option<Recorded> {
     let text = std::fs::read_to_string(dir.join(SPLITS_FILE)).ok()?;
     let board = position.board;
     let grid = position.grid();
     let mut split: Option<(Vec<Move>, bool)> = None;
     let mut refuted = Vec::new();
+    let mut escalated = false;
     for line in text.lines() {
         let fields: Vec<&str> = line.split('\t').collect();
         let [n, g, to_move, kind, moves] = fields.as_slice() else {
@@ -354,8 +373,10 @@ fn recorded_split(
             "lean" | "no-lean" => {
                 split = Some((parsed, *kind == "lean"));
                 refuted.clear();
+                escalated = false;
             }
             "refuted" => refuted.extend(parsed),
+            "escalated" => escalated = true,
             _ => {}
         }
     }
@@ -365,7 +386,12 @@ fn recorded_split(
     let key = |m: &Move| m.notation(board);
     legal.sort_by_key(key);
     sorted.sort_by_key(key);
-    (legal == sorted).then_some((ranked, lean, refuted))
+    (legal == sorted).then_some(Recorded {
+        ranked,
+        lean,
+        refuted,
+        escalated,
+    })
 }
 
 /// Appends to `DIR/splits.tsv` that the guess `first` of task `name` was refuted.
@@ -771,7 +797,12 @@ fn prove_position(
         }
     }
     let t = Instant::now();
-    let (ranked, lean, refuted) = recorded.unwrap_or_else(|| {
+    let Recorded {
+        ranked,
+        lean,
+        refuted,
+        escalated,
+    } = recorded.unwrap_or_else(|| {
         // The guessing search gets the size of the solve's main table, so that it reuses
         // that memory instead of holding a third table.
         // Without --max-nodes (a task split for --max-steps), the guess gets a budget.
@@ -781,7 +812,12 @@ fn prove_position(
         };
         let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
         record_split(dir, name, position, &ranked, lean);
-        (ranked, lean, Vec::new())
+        Recorded {
+            ranked,
+            lean,
+            refuted: Vec::new(),
+            escalated: false,
+        }
     });
     let mut order = ranked.clone();
     let mut tries = None;
@@ -803,6 +839,13 @@ fn prove_position(
                 }
             }
         }
+        // Every guess refuted: the search misjudged this position, and a larger whole
+        // search may do better than a split built on its ranking (5x6 reply 006).
+        if !escalated {
+            if let Some(done) = solve_escalated(cx, position, name)? {
+                return Ok(done);
+            }
+        }
         // Then the next few moves, each a subtask of its own (solved whole if it fits
         // the budget): the work stays bounded when the search keeps misjudging, and a
         // rerun goes on past the moves proved lost.
@@ -812,6 +855,31 @@ fn prove_position(
     // subtask (most promising first); if one of them wins, it alone proves the task.
     let found = prove_every_move(cx, position, &order, tries, name, depth)?;
     finish_split(dir, position, name, root, found, t)
+}
+
+/// Solves `position` whole with [`Budget::escalate`] times the node budget, once: on
+/// success its shard replaces the split (the subtask shards under it are removed); on
+/// failure an `escalated` line in `DIR/splits.tsv` keeps a rerun from trying again.
+/// `Ok(None)` also when there is no node budget to escalate, or no escalation.
+fn solve_escalated(cx: &Split, position: &Position, name: &str) -> Result<Option<Done>, Attempt> {
+    let (Some(nodes), true) = (cx.opts.max_nodes, cx.escalate > 1) else {
+        return Ok(None);
+    };
+    let opts = Options {
+        max_nodes: Some(nodes.saturating_mul(cx.escalate)),
+        ..cx.opts.clone()
+    };
+    match solve_position(cx.dir, position, name, cx.root, &opts) {
+        Ok(done) => {
+            remove_nested(cx.dir, name);
+            Ok(Some(done))
+        }
+        Err(Attempt::Budget) => {
+            split_line(cx.dir, name, position, "escalated", &[]);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// One guess of a split: `first` fixed, one subtask per reply. `Ok(None)` when a reply
@@ -926,6 +994,8 @@ struct Split<'a> {
     root: &'a Position,
     opts: &'a Options,
     pool: &'a Pool,
+    /// [`Budget::escalate`].
+    escalate: u64,
 }
 
 impl<'a> Split<'a> {
@@ -935,6 +1005,15 @@ impl<'a> Split<'a> {
             root,
             opts,
             pool,
+            escalate: 0,
+        }
+    }
+
+    /// The same, with [`Budget::escalate`] set to `k`.
+    fn escalating(self, k: u64) -> Split<'a> {
+        Split {
+            escalate: k,
+            ..self
         }
     }
 }
@@ -1208,6 +1287,16 @@ impl SubList {
 
 /// Removes the shard `NAME` (either form) and every shard nested under it (`NAME.*`).
 fn remove_shards(dir: &Path, name: &str) {
+    remove_matching(dir, name, true);
+}
+
+/// Removes every shard nested under `NAME` (`NAME.*`), keeping `NAME`'s own.
+fn remove_nested(dir: &Path, name: &str) {
+    remove_matching(dir, name, false);
+}
+
+/// Removes the shards nested under `NAME`, and with `own` also `NAME`'s own shard.
+fn remove_matching(dir: &Path, name: &str, own: bool) {
     let shards = dir.join("shards");
     let nested = format!("{name}.");
     let Ok(entries) = std::fs::read_dir(&shards) else {
@@ -1218,8 +1307,12 @@ fn remove_shards(dir: &Path, name: &str) {
         let Some(file) = file.to_str() else {
             continue;
         };
-        let own = file == format!("{name}.cert") || file == format!("{name}.cert.zst");
-        if own || (file.starts_with(&nested) && amazons_format::stored::is_cert_path(&e.path())) {
+        let is_own = file == format!("{name}.cert") || file == format!("{name}.cert.zst");
+        if (own && is_own)
+            || (!is_own
+                && file.starts_with(&nested)
+                && amazons_format::stored::is_cert_path(&e.path()))
+        {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -1388,7 +1481,8 @@ pub fn run_with(
             .map(|_| {
                 scope.spawn(|| loop {
                     crate::tt::keep_entries(budget.shared_table);
-                    let cx = Split::new(dir, &plan.root, &per_thread, &pool);
+                    let cx =
+                        Split::new(dir, &plan.root, &per_thread, &pool).escalating(budget.escalate);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)
                             || settled.load(Ordering::SeqCst)
@@ -1995,7 +2089,12 @@ mod tests {
         record_refuted(&dir, "t", &p, losing);
         assert_eq!(
             recorded_split(&dir, "t", &p),
-            Some((order.clone(), true, vec![losing]))
+            Some(Recorded {
+                ranked: order.clone(),
+                lean: true,
+                refuted: vec![losing],
+                escalated: false,
+            })
         );
         prove_position(&cx, &p, "t", 1).expect("proved");
         assert_eq!(
@@ -2011,7 +2110,12 @@ mod tests {
         record_split(&dir, "t", &p, &order, false);
         assert_eq!(
             recorded_split(&dir, "t", &p),
-            Some((order.clone(), false, vec![]))
+            Some(Recorded {
+                ranked: order.clone(),
+                lean: false,
+                refuted: vec![],
+                escalated: false,
+            })
         );
         let _ = std::fs::remove_dir_all(&dir);
 
@@ -2031,6 +2135,101 @@ mod tests {
             "solved whole, not split"
         );
         assert_eq!(files(&dir), vec!["t.cert".to_string()]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalated_budget() {
+        let (p, _, winning) = black_to_move();
+        let whole = crate::solve(&p, &small_table(), "test").expect("solve");
+        let with = |nodes: u64| Options {
+            max_nodes: Some(nodes),
+            ..small_table()
+        };
+        let small = with(whole.certificate.meta.nodes / 4);
+        assert!(
+            matches!(
+                crate::solve(&p, &small, "test"),
+                Err(crate::SolveError::Budget(_))
+            ),
+            "the task is over the small budget"
+        );
+        // A recorded split whose three guesses were refuted, the winning move last.
+        let mut order = Pos::from_position(&p).moves(&Geometry::new(p.board));
+        order.retain(|&m| m != winning);
+        order.push(winning);
+        let record = |dir: &Path| {
+            record_split(dir, "t", &p, &order, true);
+            for &m in &order[..GUESSES] {
+                record_refuted(dir, "t", &p, m);
+            }
+        };
+        let pool = Pool::default();
+
+        // Eight times the budget is enough: the task is solved whole, and the subtask
+        // shards of the old guesses go (a sibling sharing the prefix stays).
+        let dir = tempdir("escalate");
+        record(&dir);
+        for f in [
+            "t.005-a1-b1xc1.cert",
+            "t.005-a1-b1xc1.002-b2-b3xb4.cert.zst",
+            "t0.cert",
+        ] {
+            std::fs::write(dir.join("shards").join(f), b"x").expect("write");
+        }
+        let cx = Split::new(&dir, &p, &small, &pool).escalating(8);
+        let done = prove_position(&cx, &p, "t", 1).expect("proved whole");
+        assert_eq!(done.winner, Color::Black);
+        assert!(
+            !first_steps(&dir, "t")
+                .iter()
+                .any(|s| matches!(s, Step::Shard { .. })),
+            "one certificate, not a manifest"
+        );
+        assert_eq!(
+            files(&dir),
+            vec!["t.cert".to_string(), "t0.cert".to_string()]
+        );
+        assert_eq!(split_lines(&dir, "escalated"), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // A retry that fails too is recorded, and a rerun does not repeat it.
+        let dir = tempdir("escalate-fail");
+        record(&dir);
+        let tiny = with(1);
+        let cx = Split::new(&dir, &p, &tiny, &pool).escalating(4);
+        for run in 0..2 {
+            assert!(
+                matches!(prove_position(&cx, &p, "t", 1), Err(Attempt::Budget)),
+                "open after run {run}"
+            );
+            assert_eq!(split_lines(&dir, "escalated"), 1, "one retry in all");
+            assert_eq!(
+                recorded_split(&dir, "t", &p).map(|r| r.escalated),
+                Some(true)
+            );
+        }
+        // A new ranking of the task starts afresh.
+        record_split(&dir, "t", &p, &order, true);
+        assert_eq!(
+            recorded_split(&dir, "t", &p).map(|r| r.escalated),
+            Some(false)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // Without escalation the split goes on move by move: no whole retry.
+        let dir = tempdir("no-escalate");
+        record(&dir);
+        let cx = Split::new(&dir, &p, &small, &pool);
+        if prove_position(&cx, &p, "t", 1).is_ok() {
+            assert!(
+                first_steps(&dir, "t")
+                    .iter()
+                    .any(|s| matches!(s, Step::Shard { .. })),
+                "a split, not a whole solve"
+            );
+        }
+        assert_eq!(split_lines(&dir, "escalated"), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

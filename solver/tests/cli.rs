@@ -480,6 +480,23 @@ fn bad_inputs_exit_2_with_one_error_line() {
         "0",
     ]);
     assert!(m.contains("thread"), "{m}");
+    // The split's retry factor needs a sharded solve and is a number (clap's own
+    // messages, with a usage hint after the error line).
+    let shards = dir.path("s");
+    for (args, names) in [
+        (vec!["solve", "4x4", "--escalate", "8"], "--shards"),
+        (
+            vec!["solve", "4x4", "--shards", s(&shards), "--escalate", "x"],
+            "--escalate",
+        ),
+    ] {
+        let out = amazons(&args);
+        assert_eq!(out.code, 2, "amazons {args:?}: {out:?}");
+        assert!(out.stderr.starts_with("error:"), "{}", out.stderr);
+        assert!(out.stderr.contains(names), "{}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+    assert!(!shards.exists(), "nothing written");
     // A table larger than any machine's memory used to abort in the allocator.
     for hash in ["0", "99999999999"] {
         let m = assert_usage_error(&["solve", "4x4", "--hash", hash]);
