@@ -610,6 +610,12 @@ struct Sharding {
     /// recorded in DIR/splits.tsv and not repeated. 0 or 1: no retry.
     #[arg(long, value_name = "K", default_value_t = 4, requires = "shards")]
     escalate: u64,
+    /// With --shards and --split-depth: when a split's guesses are all refuted and the
+    /// retry (--escalate) fails too, how many of the task's other moves this run tries
+    /// before leaving it open; a rerun goes on with the next ones (moves proved lost are
+    /// not tried again). 0: every move, until one wins or all are proved lost.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
+    tries: usize,
 }
 
 /// Parses the optional first move of a sharded solve.
@@ -656,6 +662,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         guess_order: sharding.guess_order,
         only: sharding.only.clone(),
         escalate: sharding.escalate,
+        tries: sharding.tries,
     };
     let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {

@@ -38,7 +38,7 @@ pub enum ShardError {
     Refuted(String),
     #[error("{0}: not a plan file: {1}")]
     BadPlan(PathBuf, String),
-    #[error("{open} of {total} tasks are unfinished (over the node budget{split}): rerun with a larger --max-nodes or none to finish them; finished shards are kept")]
+    #[error("{open} of {total} tasks are unfinished (over the node budget{split}): finished shards are kept, so a rerun goes on where this one stopped (with --tries, through the next moves of a task whose guesses were refuted); a larger --max-nodes, or none, may finish them sooner")]
     Unfinished {
         open: usize,
         total: usize,
@@ -79,6 +79,11 @@ pub struct Budget {
     /// trying its moves one by one; a failed retry is recorded in `DIR/splits.tsv`
     /// (`escalated`), so a rerun does not repeat it. 0 or 1: no retry.
     pub escalate: u64,
+    /// When a split's guesses are all refuted (and the escalated retry failed too), how
+    /// many of the task's other moves one run tries, not counting moves already proved
+    /// lost; the task then stays open and a rerun goes on with the next ones. 0: every
+    /// move, so the run settles the task (a win, or the loss once every move is lost).
+    pub tries: usize,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -769,11 +774,11 @@ fn solve_position(
 /// disk, solved whole within the node budget, or else split `depth` levels deeper. A
 /// budget-limited search decides the direction: if it leans towards the side to move,
 /// its most promising move is fixed and each reply becomes a subtask `NAME.i-move` (up
-/// to three guesses; a refuted guess's shards are removed, and then the next three moves
-/// are tried as subtasks of their own); if not, every move is a subtask, most promising
-/// first.
+/// to three guesses; a refuted guess's shards are removed, then after the escalated
+/// retry the other moves are tried as subtasks of their own, [`Budget::tries`] per run);
+/// if not, every move is a subtask, most promising first.
 /// `Err(Attempt::Budget)` leaves the task open: a subtask was over budget at the last
-/// level.
+/// level, or the tries ran out.
 fn prove_position(
     cx: &Split,
     position: &Position,
@@ -846,10 +851,10 @@ fn prove_position(
                 return Ok(done);
             }
         }
-        // Then the next few moves, each a subtask of its own (solved whole if it fits
-        // the budget): the work stays bounded when the search keeps misjudging, and a
-        // rerun goes on past the moves proved lost.
-        tries = Some(GUESSES);
+        // Then the other moves, each a subtask of its own (solved whole if it fits the
+        // budget): all of them, or with `--tries` a few per run (a rerun goes on past
+        // the moves proved lost), which bounds a run's work on one misjudged task.
+        tries = (cx.tries > 0).then_some(cx.tries);
     }
     // The side to move seems to lose, or its best guesses were refuted: every move is a
     // subtask (most promising first); if one of them wins, it alone proves the task.
@@ -996,6 +1001,8 @@ struct Split<'a> {
     pool: &'a Pool,
     /// [`Budget::escalate`].
     escalate: u64,
+    /// [`Budget::tries`].
+    tries: usize,
 }
 
 impl<'a> Split<'a> {
@@ -1006,6 +1013,7 @@ impl<'a> Split<'a> {
             opts,
             pool,
             escalate: 0,
+            tries: 0,
         }
     }
 
@@ -1015,6 +1023,11 @@ impl<'a> Split<'a> {
             escalate: k,
             ..self
         }
+    }
+
+    /// The same, with [`Budget::tries`] set to `n`.
+    fn trying(self, n: usize) -> Split<'a> {
+        Split { tries: n, ..self }
     }
 }
 
@@ -1481,8 +1494,9 @@ pub fn run_with(
             .map(|_| {
                 scope.spawn(|| loop {
                     crate::tt::keep_entries(budget.shared_table);
-                    let cx =
-                        Split::new(dir, &plan.root, &per_thread, &pool).escalating(budget.escalate);
+                    let cx = Split::new(dir, &plan.root, &per_thread, &pool)
+                        .escalating(budget.escalate)
+                        .trying(budget.tries);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)
                             || settled.load(Ordering::SeqCst)
@@ -2135,6 +2149,79 @@ mod tests {
             "solved whole, not split"
         );
         assert_eq!(files(&dir), vec!["t.cert".to_string()]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_through() {
+        let (p, losing, winning) = black_to_move();
+        let opts = small_table();
+        let g = Geometry::new(p.board);
+        let moves = Pos::from_position(&p).moves(&g);
+        let lost: Vec<Move> = moves
+            .iter()
+            .copied()
+            .filter(|&m| {
+                let child = Pos::from_position(&p).play(m).to_position(&g);
+                crate::solve(&child, &opts, "test").expect("solve").winner == Color::White
+            })
+            .take(GUESSES + 1)
+            .collect();
+        assert!(
+            lost.len() > GUESSES && lost[0] == losing,
+            "enough losing moves"
+        );
+        // A recorded split: three refuted guesses, the retry failed, then more losing
+        // moves than the old fixed three tries, and the winning one.
+        let mut order = moves.clone();
+        order.retain(|m| *m != winning && !lost.contains(m));
+        for (i, &m) in lost.iter().chain([&winning]).enumerate() {
+            order.insert(GUESSES + i, m);
+        }
+        let dir = tempdir("tries-budget");
+        record_split(&dir, "t", &p, &order, true);
+        for &m in &order[..GUESSES] {
+            record_refuted(&dir, "t", &p, m);
+        }
+        split_line(&dir, "t", &p, "escalated", &[]);
+        let pool = Pool::default();
+        let subtasks = |dir: &Path| -> Vec<String> {
+            files(dir)
+                .into_iter()
+                .filter(|f| f.starts_with("t.") && f != "t.cert")
+                .collect()
+        };
+        let named = |m: Move, f: &[String]| f.iter().any(|f| f.contains(&m.notation(p.board)));
+
+        // One try: the losing move is proved lost, and the task stays open.
+        let cx = Split::new(&dir, &p, &opts, &pool).trying(1);
+        assert!(matches!(
+            prove_position(&cx, &p, "t", 1),
+            Err(Attempt::Budget)
+        ));
+        let tried = subtasks(&dir);
+        assert_eq!(tried.len(), 1, "one move tried");
+        assert!(named(losing, &tried), "the losing move, first in order");
+        assert!(!files(&dir).contains(&"t.cert".to_string()));
+
+        // No bound: the run goes on past every lost move to the winning one, which
+        // proves the task alone.
+        let cx = Split::new(&dir, &p, &opts, &pool).trying(0);
+        let done = prove_position(&cx, &p, "t", 1).expect("proved");
+        assert_eq!(done.winner, Color::Black);
+        let steps = first_steps(&dir, "t");
+        assert!(
+            steps.iter().any(|s| matches!(s, Step::Shard { .. })),
+            "a split"
+        );
+        assert!(files(&dir).contains(&"t.cert".to_string()));
+        let kept = subtasks(&dir);
+        assert_eq!(
+            kept.len(),
+            1,
+            "the lost move's shard is not part of the proof"
+        );
+        assert!(named(winning, &kept), "the winning move's shard is");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
