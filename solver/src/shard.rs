@@ -2284,7 +2284,11 @@ mod tests {
         let dir = tempdir("escalate-fail");
         record(&dir);
         let tiny = with(1);
-        let cx = Split::new(&dir, &p, &tiny, &pool).escalating(4);
+        // (Three tries per run: with every move, a move the evaluation settles without
+        // search could prove the task within the tiny budget.)
+        let cx = Split::new(&dir, &p, &tiny, &pool)
+            .escalating(4)
+            .trying(GUESSES);
         for run in 0..2 {
             assert!(
                 matches!(prove_position(&cx, &p, "t", 1), Err(Attempt::Budget)),
