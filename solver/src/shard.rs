@@ -2284,8 +2284,8 @@ mod tests {
         let dir = tempdir("escalate-fail");
         record(&dir);
         let tiny = with(1);
-        // (Three tries per run: with every move, a move the evaluation settles without
-        // search could prove the task within the tiny budget.)
+        // (Three tries per run, as before --tries: with every move tried, this task
+        // gets proved even within the tiny budget.)
         let cx = Split::new(&dir, &p, &tiny, &pool)
             .escalating(4)
             .trying(GUESSES);
