@@ -1618,28 +1618,57 @@ fn compress(paths: &[PathBuf]) -> Result<ExitCode> {
         }
         collect(p, &mut files)?;
     }
+    // Level-19 zstd is slow (about 2 MB/s), so the files are shared among all cores; each
+    // worker takes the next file in turn, and the first error stops the others.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len().max(1));
+    let results: Vec<Result<(u64, u64)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let (mut before, mut after) = (0u64, 0u64);
+                    while !failed.load(std::sync::atomic::Ordering::Relaxed) {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(file) = files.get(i) else {
+                            break;
+                        };
+                        match compress_one(file) {
+                            Ok((b, a)) => {
+                                before += b;
+                                after += a;
+                                let n =
+                                    1 + finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                if n.is_multiple_of(100) {
+                                    eprintln!("compress: {n}/{} files", files.len());
+                                }
+                            }
+                            Err(e) => {
+                                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                                return Err(e);
+                            }
+                        }
+                    }
+                    Ok((before, after))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a compress worker panicked")))
+            })
+            .collect()
+    });
     let (mut before, mut after) = (0u64, 0u64);
-    for file in &files {
-        let bytes =
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        // Only well-formed certificate files are compressed (the layout and hash check).
-        amazons_format::file::verified_body(&bytes)
-            .with_context(|| format!("{} is not a valid certificate file", file.display()))?;
-        let packed = amazons_format::stored::compress(&bytes)?;
-        let mut target = file.as_os_str().to_owned();
-        target.push(".zst");
-        let target = PathBuf::from(target);
-        write_atomic(&target, &packed)?;
-        if amazons_format::stored::read(&target)? != bytes {
-            let _ = std::fs::remove_file(&target);
-            anyhow::bail!(
-                "{}: the compressed copy does not read back",
-                target.display()
-            );
-        }
-        std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
-        before += bytes.len() as u64;
-        after += packed.len() as u64;
+    for r in results {
+        let (b, a) = r?;
+        before += b;
+        after += a;
     }
     println!(
         "compressed {} files: {before} bytes to {after} ({:.1}x)",
@@ -1647,6 +1676,29 @@ fn compress(paths: &[PathBuf]) -> Result<ExitCode> {
         before as f64 / after.max(1) as f64
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Compresses one certificate file into `FILE.zst` (written atomically, read back), then
+/// removes the original: its size before and after.
+fn compress_one(file: &Path) -> Result<(u64, u64)> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    // Only well-formed certificate files are compressed (the layout and hash check).
+    amazons_format::file::verified_body(&bytes)
+        .with_context(|| format!("{} is not a valid certificate file", file.display()))?;
+    let packed = amazons_format::stored::compress(&bytes)?;
+    let mut target = file.as_os_str().to_owned();
+    target.push(".zst");
+    let target = PathBuf::from(target);
+    write_atomic(&target, &packed)?;
+    if amazons_format::stored::read(&target)? != bytes {
+        let _ = std::fs::remove_file(&target);
+        anyhow::bail!(
+            "{}: the compressed copy does not read back",
+            target.display()
+        );
+    }
+    std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+    Ok((bytes.len() as u64, packed.len() as u64))
 }
 
 /// A default certificate name: the board and the moves, or a hash of the position.

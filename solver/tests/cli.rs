@@ -719,6 +719,54 @@ fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
     assert_ne!(out.code, 0, "{out:?}");
 }
 
+/// `compress` shares the files among threads: a damaged file stops it with an error that
+/// names the file, which stays as it was, and every other file is left in exactly one
+/// form that still reads back (so the run directory still checks once it is mended).
+#[test]
+fn compress_stops_at_a_damaged_file_and_loses_nothing() {
+    let tmp = TempDir::new("compress-damaged");
+    let dir = tmp.path("4x4");
+    ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    let shards = dir.join("shards");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&shards)
+        .expect("shards")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let victim = files[files.len() / 2].clone();
+    let good = std::fs::read(&victim).expect("read");
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 3] ^= 0x10;
+    std::fs::write(&victim, &bad).expect("write");
+    let out = amazons(&["compress", s(&dir)]);
+    assert_ne!(out.code, 0, "{out:?}");
+    let name = victim.file_name().and_then(|n| n.to_str()).expect("name");
+    assert!(
+        out.stderr.contains(name) && out.stderr.contains("not a valid certificate file"),
+        "{out:?}"
+    );
+    assert_eq!(std::fs::read(&victim).expect("still there"), bad);
+    let mut zst = victim.clone().into_os_string();
+    zst.push(".zst");
+    assert!(!PathBuf::from(zst).exists());
+    for f in &files {
+        let mut z = f.clone().into_os_string();
+        z.push(".zst");
+        assert!(
+            f.exists() != PathBuf::from(z).exists(),
+            "{} in one form",
+            f.display()
+        );
+    }
+    // Mended, the directory compresses and checks.
+    std::fs::write(&victim, &good).expect("mend");
+    ok(&["compress", s(&dir)]);
+    assert!(files.iter().all(|f| !f.exists()));
+    ok(&["check", s(&dir)]);
+}
+
 /// `db audit` audits an active-area table beside the territory tables (CI's route;
 /// mismatches are tested in `db::active::tests`), unless `--active-sample 0`.
 #[test]
