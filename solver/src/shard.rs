@@ -326,7 +326,8 @@ fn record_time(dir: &Path, name: &str, done: &Done) {
 /// shared table not even certain to guess the same move, which would orphan the subtask
 /// shards already done). Lines of kind `refuted` name a guess proved wrong, and a line of
 /// kind `escalated` (no moves) says that the whole solve with the larger budget of
-/// [`Budget::escalate`] failed too. Only the order of work depends on it; shards are
+/// [`Budget::escalate`] failed too. A line of kind `replies` gives a guess followed by its
+/// replies in the order [`reply_order`] solves them. Only the order of work depends on it; shards are
 /// checked as ever.
 pub const SPLITS_FILE: &str = "splits.tsv";
 
@@ -887,6 +888,64 @@ fn solve_escalated(cx: &Split, position: &Position, name: &str) -> Result<Option
     }
 }
 
+/// The replies to the guess `first` of task `name` (at `position`; `after` is the position
+/// after it), the opponent's most promising first, as a df-pn of `after` within a quarter
+/// of the node budget ranks them; recorded in `DIR/splits.tsv` (`replies`: the guess, then
+/// the replies), so a rerun takes the same order without searching. `None` when that
+/// search proved the opponent's win, which refutes the guess at once.
+fn reply_order(
+    cx: &Split,
+    after: &Position,
+    first: Move,
+    name: &str,
+    position: &Position,
+) -> Option<Vec<Move>> {
+    if let Some(order) = recorded_replies(cx.dir, name, position, first) {
+        return Some(order);
+    }
+    let opts = Options {
+        max_nodes: Some((cx.opts.max_nodes.unwrap_or(GUESS_NODES) / 4).max(1)),
+        ..crate::main_search_options(cx.opts)
+    };
+    let ranking = crate::ranking(after, &opts);
+    if ranking.winner == Some(after.to_move) {
+        return None;
+    }
+    let order: Vec<Move> = ranking.moves.into_iter().map(|(m, _)| m).collect();
+    let line: Vec<Move> = std::iter::once(first)
+        .chain(order.iter().copied())
+        .collect();
+    split_line(cx.dir, name, position, "replies", &line);
+    Some(order)
+}
+
+/// The reply order [`reply_order`] recorded for the guess `first` of task `name` at
+/// `position` (its last `replies` line for that guess), if any.
+fn recorded_replies(dir: &Path, name: &str, position: &Position, first: Move) -> Option<Vec<Move>> {
+    let text = std::fs::read_to_string(dir.join(SPLITS_FILE)).ok()?;
+    let grid = position.grid();
+    let mut found = None;
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [n, g, to_move, "replies", moves] = fields.as_slice() else {
+            continue;
+        };
+        if *n != name || *g != grid || *to_move != position.to_move.name() {
+            continue;
+        }
+        let parsed: Option<Vec<Move>> = moves
+            .split(',')
+            .map(|m| Move::parse(position.board, m).ok())
+            .collect();
+        if let Some((&guess, replies)) = parsed.as_deref().and_then(|p| p.split_first()) {
+            if guess == first {
+                found = Some(replies.to_vec());
+            }
+        }
+    }
+    found
+}
+
 /// One guess of a split: `first` fixed, one subtask per reply. `Ok(None)` when a reply
 /// refutes it (its subtask shards are then removed: they prove nothing the task needs);
 /// `Err(Attempt::Budget)` when a subtask stays open.
@@ -898,7 +957,18 @@ fn prove_guess(
     depth: usize,
 ) -> Result<Option<(Plan, Vec<Done>)>, Attempt> {
     let sub = Plan::new(position, Some(first))?.prefixed(name);
-    let unique: Vec<&Task> = sub.unique().collect();
+    let mut unique: Vec<&Task> = sub.unique().collect();
+    let Some(order) = reply_order(cx, &sub.split_position(), first, name, position) else {
+        // The ordering search proved that the opponent wins after the guess.
+        for t in &unique {
+            remove_shards(cx.dir, &t.name);
+        }
+        return Ok(None);
+    };
+    // The opponent's most promising replies first: when the guess is wrong, the reply
+    // that refutes it is then reached before much work is spent (and thrown away) on
+    // the others; when it is right, every reply is proved all the same.
+    unique.sort_by_key(|t| order.iter().position(|&m| m == t.mv).unwrap_or(usize::MAX));
     // A reply the side to move does not win refutes the guess: no need for the others.
     let proved = prove_in_order(cx, &unique, depth - 1, position.to_move.opponent());
     let mut results: Vec<Option<Done>> = vec![None; sub.tasks.len()];
@@ -1969,6 +2039,60 @@ mod tests {
         .expect("decode");
         let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
         amazons_checker::check_with(&cert, &shards).expect("the split manifest checks");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_guess_solves_its_replies_in_a_recorded_order_and_a_proved_refutation_needs_no_subtask() {
+        let (p, losing, winning) = black_to_move();
+        let g = Geometry::new(p.board);
+        let opts = small_table();
+        let pool = Pool::default();
+        let dir = tempdir("replies");
+        let cx = Split::new(&dir, &p, &opts, &pool);
+        let after = |m: Move| Pos::from_position(&p).play(m).to_position(&g);
+
+        // After the losing guess the ordering search (a quarter of the guess budget)
+        // proves White's win: the guess is refuted without a subtask, and nothing recorded.
+        assert_eq!(reply_order(&cx, &after(losing), losing, "t", &p), None);
+        let refuted = prove_guess(&cx, &p, losing, "t", 1).expect("no error");
+        assert!(refuted.is_none(), "the losing guess is refuted");
+        assert!(files(&dir).is_empty(), "no subtask shard written");
+        assert_eq!(split_lines(&dir, "replies"), 0);
+
+        // After the winning guess: every White reply once, recorded with the guess first.
+        let mut legal = Pos::from_position(&after(winning)).moves(&g);
+        let order = reply_order(&cx, &after(winning), winning, "t", &p).expect("an order");
+        let key = |m: &Move| m.notation(p.board);
+        let mut sorted = order.clone();
+        sorted.sort_by_key(key);
+        legal.sort_by_key(key);
+        assert_eq!(sorted, legal, "a permutation of the replies");
+        assert_eq!(
+            recorded_replies(&dir, "t", &p, winning),
+            Some(order.clone())
+        );
+        assert_eq!(recorded_replies(&dir, "t", &p, losing), None, "per guess");
+        // A rerun takes the recorded order (the last line for the guess) without searching.
+        let reversed: Vec<Move> = order.iter().rev().copied().collect();
+        let line: Vec<Move> = std::iter::once(winning).chain(reversed.clone()).collect();
+        split_line(&dir, "t", &p, "replies", &line);
+        assert_eq!(
+            reply_order(&cx, &after(winning), winning, "t", &p),
+            Some(reversed)
+        );
+        assert_eq!(split_lines(&dir, "replies"), 2, "no new search recorded");
+        // Another position with the same name does not take it.
+        let other = after(losing);
+        assert_eq!(recorded_replies(&dir, "t", &other, winning), None);
+
+        // The guess is proved with its replies in that order; the manifest checks.
+        let (sub, done) = prove_guess(&cx, &p, winning, "t", 1)
+            .expect("no error")
+            .expect("the winning guess holds");
+        assert!(done.iter().all(|d| d.winner == Color::Black));
+        let done = finish_split(&dir, &p, "t", &p, (sub, done), Instant::now()).expect("manifest");
+        assert_eq!(done.winner, Color::Black);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
