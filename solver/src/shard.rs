@@ -350,34 +350,14 @@ struct Recorded {
 /// or when the line does not fit the position (another grid, or not exactly its legal
 /// moves).
 fn recorded_split(dir: &Path, name: &str, position: &Position) -> Option<Recorded> {
-    let text = std::fs::read_to_string(dir.join(SPLITS_FILE)).ok()?;
     let board = position.board;
-    let grid = position.grid();
     let mut split: Option<(Vec<Move>, bool)> = None;
     let mut refuted = Vec::new();
     let mut escalated = false;
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [n, g, to_move, kind, moves] = fields.as_slice() else {
-            continue;
-        };
-        if *n != name || *g != grid || *to_move != position.to_move.name() {
-            continue;
-        }
-        let parsed: Option<Vec<Move>> = if moves.is_empty() {
-            Some(Vec::new())
-        } else {
-            moves
-                .split(',')
-                .map(|m| Move::parse(board, m).ok())
-                .collect()
-        };
-        let Some(parsed) = parsed else {
-            continue;
-        };
-        match *kind {
+    for (kind, parsed) in split_records(dir, name, position) {
+        match kind.as_str() {
             "lean" | "no-lean" => {
-                split = Some((parsed, *kind == "lean"));
+                split = Some((parsed, kind == "lean"));
                 refuted.clear();
                 escalated = false;
             }
@@ -398,6 +378,36 @@ fn recorded_split(dir: &Path, name: &str, position: &Position) -> Option<Recorde
         refuted,
         escalated,
     })
+}
+
+/// The lines of `DIR/splits.tsv` for task `name` at `position` (same grid and side to
+/// move), in file order: each kind with its moves; lines whose moves do not parse are
+/// skipped.
+fn split_records(dir: &Path, name: &str, position: &Position) -> Vec<(String, Vec<Move>)> {
+    let Ok(text) = std::fs::read_to_string(dir.join(SPLITS_FILE)) else {
+        return Vec::new();
+    };
+    let grid = position.grid();
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [n, g, to_move, kind, moves] = fields.as_slice() else {
+                return None;
+            };
+            if *n != name || *g != grid || *to_move != position.to_move.name() {
+                return None;
+            }
+            let parsed: Vec<Move> = if moves.is_empty() {
+                Vec::new()
+            } else {
+                moves
+                    .split(',')
+                    .map(|m| Move::parse(position.board, m).ok())
+                    .collect::<Option<_>>()?
+            };
+            Some((kind.to_string(), parsed))
+        })
+        .collect()
 }
 
 /// Appends to `DIR/splits.tsv` that the guess `first` of task `name` was refuted.
@@ -922,28 +932,10 @@ fn reply_order(
 /// The reply order [`reply_order`] recorded for the guess `first` of task `name` at
 /// `position` (its last `replies` line for that guess), if any.
 fn recorded_replies(dir: &Path, name: &str, position: &Position, first: Move) -> Option<Vec<Move>> {
-    let text = std::fs::read_to_string(dir.join(SPLITS_FILE)).ok()?;
-    let grid = position.grid();
-    let mut found = None;
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [n, g, to_move, "replies", moves] = fields.as_slice() else {
-            continue;
-        };
-        if *n != name || *g != grid || *to_move != position.to_move.name() {
-            continue;
-        }
-        let parsed: Option<Vec<Move>> = moves
-            .split(',')
-            .map(|m| Move::parse(position.board, m).ok())
-            .collect();
-        if let Some((&guess, replies)) = parsed.as_deref().and_then(|p| p.split_first()) {
-            if guess == first {
-                found = Some(replies.to_vec());
-            }
-        }
-    }
-    found
+    split_records(dir, name, position)
+        .into_iter()
+        .rfind(|(kind, moves)| kind == "replies" && moves.first() == Some(&first))
+        .map(|(_, moves)| moves[1..].to_vec())
 }
 
 /// One guess of a split: `first` fixed, one subtask per reply. `Ok(None)` when a reply
