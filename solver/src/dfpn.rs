@@ -5,7 +5,7 @@
 //! Child thresholds use the 1+epsilon trick of Pawlewicz and Lew to limit thrashing.
 
 use crate::eval::{Bounds, EvalConfig, Evaluator};
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Key};
 use crate::pos::OpponentLiberties;
 use crate::state::State;
 use crate::territory::Territory;
@@ -74,7 +74,7 @@ impl Default for Options {
 
 struct Kid {
     action: Action,
-    key: u64,
+    key: Key,
     phi: u32,
     delta: u32,
     /// Tie-break among equal disproof numbers, lower first: the opponent's liberties
@@ -100,7 +100,7 @@ pub struct Search<'g> {
     stopped: bool,
     /// The key of the position `solve` was called on, and its latest `(phi, delta)`
     /// while its children are searched (for the progress line).
-    root: (u64, u32, u32),
+    root: (Key, u32, u32),
     /// Child lists of finished expansions, reused by the next ones (an expansion of an
     /// early position has hundreds of children; allocating the list each time was a
     /// tenth of the search time).
@@ -239,7 +239,7 @@ impl<'g> Search<'g> {
         }
     }
 
-    fn children(&mut self, st: &State, key: u64) -> Vec<Kid> {
+    fn children(&mut self, st: &State, key: Key) -> Vec<Kid> {
         let g = self.g;
         let piece = match st.side() {
             Color::White => 0,
@@ -333,7 +333,7 @@ impl<'g> Search<'g> {
 
     /// The df-pn main routine: searches `pos` until its proof or disproof number reaches
     /// its threshold, and returns `(phi, delta)`.
-    pub fn mid(&mut self, st: &State, key: u64, th_phi: u32, th_delta: u32) -> (u32, u32) {
+    pub fn mid(&mut self, st: &State, key: Key, th_phi: u32, th_delta: u32) -> (u32, u32) {
         self.nodes += 1;
         self.tick();
         let prior_work = match self.tt.get(key) {
@@ -368,7 +368,7 @@ impl<'g> Search<'g> {
     pub fn expand(
         &mut self,
         st: &State,
-        key: u64,
+        key: Key,
         th_phi: u32,
         th_delta: u32,
         prior_work: u32,
@@ -462,7 +462,7 @@ mod tests {
     fn mover_wins(
         g: &Geometry,
         st: &State,
-        memo: &mut std::collections::HashMap<u64, bool>,
+        memo: &mut std::collections::HashMap<crate::geometry::Key, bool>,
     ) -> bool {
         let key = st.key(g);
         if let Some(&w) = memo.get(&key) {

@@ -3,6 +3,11 @@
 use crate::bitboard::Bb;
 use amazons_format::Board;
 
+/// A position's Zobrist key. 128 bits: the transposition table takes its bucket from the
+/// high half and compares 48 bits of the low half, so keys that share a bucket are still
+/// told apart by bits the bucket index did not use (see `tt`).
+pub type Key = u128;
+
 /// Direction steps (dx, dy). The first four increase the square index, the last four
 /// decrease it.
 const DIRS: [(i32, i32); 8] = [
@@ -177,8 +182,14 @@ pub struct Geometry {
     /// board size: finding the magics takes up to half a second on 8x8).
     magic: Option<std::sync::Arc<MagicTables>>,
     /// Zobrist keys: `[sq][0]` White queen, `[sq][1]` Black queen, `[sq][2]` arrow.
-    zobrist: Vec<[u64; 3]>,
-    pub zobrist_black_to_move: u64,
+    zobrist: Vec<[Key; 3]>,
+    pub zobrist_black_to_move: Key,
+}
+
+/// Two [`splitmix`] draws as one 128-bit Zobrist key.
+fn splitmix128(state: &mut u64) -> Key {
+    let hi = splitmix(state);
+    (hi as Key) << 64 | splitmix(state) as Key
 }
 
 fn splitmix(state: &mut u64) -> u64 {
@@ -237,9 +248,9 @@ impl Geometry {
         let zobrist = (0..len)
             .map(|_| {
                 [
-                    splitmix(&mut seed),
-                    splitmix(&mut seed),
-                    splitmix(&mut seed),
+                    splitmix128(&mut seed),
+                    splitmix128(&mut seed),
+                    splitmix128(&mut seed),
                 ]
             })
             .collect();
@@ -253,7 +264,7 @@ impl Geometry {
             rays,
             magic,
             zobrist,
-            zobrist_black_to_move: splitmix(&mut seed),
+            zobrist_black_to_move: splitmix128(&mut seed),
         }
     }
 
@@ -305,7 +316,7 @@ impl Geometry {
     }
 
     #[inline]
-    pub fn zobrist(&self, sq: u8, piece: usize) -> u64 {
+    pub fn zobrist(&self, sq: u8, piece: usize) -> Key {
         self.zobrist[sq as usize][piece]
     }
 }

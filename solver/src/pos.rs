@@ -70,7 +70,7 @@ impl Pos {
     }
 
     /// Zobrist key of the position including the side to move.
-    pub fn key(&self, g: &Geometry) -> u64 {
+    pub fn key(&self, g: &Geometry) -> crate::geometry::Key {
         let mut k = if self.side == Color::Black {
             g.zobrist_black_to_move
         } else {

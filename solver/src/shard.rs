@@ -748,7 +748,22 @@ fn solve_position(
     };
     let note = format!("shard {name} of {}", root.describe());
     let t = Instant::now();
-    let mut solved = match crate::solve(position, opts, &note) {
+    let mut outcome = crate::solve(position, opts, &note);
+    if matches!(
+        outcome,
+        Err(crate::SolveError::Emit(
+            crate::emit::EmitError::NoProvenMove { .. }
+        ))
+    ) && crate::tt::keeping()
+    {
+        // A table kept from earlier tasks held an entry that does not hold (a key
+        // collision): solve once more from empty tables instead of ending the run. A
+        // task that started from empty tables would only repeat the same search.
+        crate::tt::keep_entries(false);
+        outcome = crate::solve(position, opts, &note);
+        crate::tt::keep_entries(true);
+    }
+    let mut solved = match outcome {
         Ok(s) => s,
         Err(crate::SolveError::Budget(_))
         | Err(crate::SolveError::Emit(
@@ -785,7 +800,8 @@ fn solve_position(
 /// disk, solved whole within the node budget, or else split `depth` levels deeper. A
 /// budget-limited search decides the direction: if it leans towards the side to move,
 /// its most promising move is fixed and each reply becomes a subtask `NAME.i-move` (up
-/// to three guesses; a refuted guess's shards are removed, then after the escalated
+/// to three guesses; a refuted guess's shards are removed and the task is ranked again
+/// for the next guess ([`rerank`]), then after the escalated
 /// retry the other moves are tried as subtasks of their own, [`Budget::tries`] per run);
 /// if not, every move is a subtask, most promising first.
 /// `Err(Attempt::Budget)` leaves the task open: a subtask was over budget at the last
@@ -813,19 +829,19 @@ fn prove_position(
         }
     }
     let t = Instant::now();
+    // The guessing search gets the size of the solve's main table, so that it reuses
+    // that memory instead of holding a third table.
+    // Without --max-nodes (a task split for --max-steps), the guess gets a budget.
+    let guess_opts = Options {
+        max_nodes: Some(opts.max_nodes.unwrap_or(GUESS_NODES)),
+        ..crate::main_search_options(opts)
+    };
     let Recorded {
-        ranked,
-        lean,
-        refuted,
+        mut ranked,
+        mut lean,
+        mut refuted,
         escalated,
     } = recorded.unwrap_or_else(|| {
-        // The guessing search gets the size of the solve's main table, so that it reuses
-        // that memory instead of holding a third table.
-        // Without --max-nodes (a task split for --max-steps), the guess gets a budget.
-        let guess_opts = Options {
-            max_nodes: Some(opts.max_nodes.unwrap_or(GUESS_NODES)),
-            ..crate::main_search_options(opts)
-        };
         let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
         record_split(dir, name, position, &ranked, lean);
         Recorded {
@@ -835,26 +851,29 @@ fn prove_position(
             escalated: false,
         }
     });
-    let mut order = ranked.clone();
     let mut tries = None;
     if lean {
         // The side to move seems to win: fix its most promising move, one subtask per
-        // reply; up to three guesses, a refuted one replaced by the next.
-        for &first in ranked.iter().take(GUESSES) {
-            if refuted.contains(&first) {
-                // Refuted in an earlier run.
-                order.retain(|&m| m != first);
-                continue;
+        // reply; up to three guesses in all, each refuted one followed by a new ranking.
+        while refuted.len() < GUESSES {
+            let Some(&first) = ranked.iter().find(|m| !refuted.contains(m)) else {
+                break;
+            };
+            if let Some(found) = prove_guess(cx, position, first, name, depth)? {
+                return finish_split(dir, position, name, root, found, t);
             }
-            match prove_guess(cx, position, first, name, depth)? {
-                Some(found) => return finish_split(dir, position, name, root, found, t),
-                None => {
-                    // Refuted: not tried again (nor by a resumed run).
-                    record_refuted(dir, name, position, first);
-                    order.retain(|&m| m != first);
+            // Refuted: not tried again (nor by a resumed run).
+            record_refuted(dir, name, position, first);
+            refuted.push(first);
+            if refuted.len() < GUESSES {
+                (ranked, lean) = rerank(dir, name, position, &refuted, &guess_opts);
+                if !lean {
+                    break;
                 }
             }
         }
+    }
+    if lean {
         // Every guess refuted: the search misjudged this position, and a larger whole
         // search may do better than a split built on its ranking (5x6 reply 006).
         if !escalated {
@@ -869,8 +888,32 @@ fn prove_position(
     }
     // The side to move seems to lose, or its best guesses were refuted: every move is a
     // subtask (most promising first); if one of them wins, it alone proves the task.
+    let order: Vec<Move> = ranked
+        .into_iter()
+        .filter(|m| !refuted.contains(m))
+        .collect();
     let found = prove_every_move(cx, position, &order, tries, name, depth)?;
     finish_split(dir, position, name, root, found, t)
+}
+
+/// Ranks the moves of task `name` again after the guess `refuted.last()` was refuted: the
+/// ranking that chose it misjudged the position, and with a shared table the new search
+/// sees the refutation's proved lines (5x6 tasks 008 and 049 lost guess after guess to
+/// a ranking made sessions before). Recorded as a new split line followed by the
+/// refuted guesses again, so a rerun takes the same next guess.
+fn rerank(
+    dir: &Path,
+    name: &str,
+    position: &Position,
+    refuted: &[Move],
+    guess_opts: &Options,
+) -> (Vec<Move>, bool) {
+    let (ranked, lean) = crate::rank_and_lean(position, guess_opts);
+    record_split(dir, name, position, &ranked, lean);
+    for &m in refuted {
+        record_refuted(dir, name, position, m);
+    }
+    (ranked, lean)
 }
 
 /// Solves `position` whole with [`Budget::escalate`] times the node budget, once: on
@@ -1890,6 +1933,51 @@ mod tests {
         )
     }
 
+    /// A wrong proven entry in a table kept from an earlier task (as a key collision
+    /// leaves one) makes extraction find no proven move; the task is then solved once
+    /// more from empty tables and its shard written, instead of the run ending.
+    #[test]
+    fn a_task_whose_kept_table_lies_is_solved_again_from_empty_tables() {
+        let (p, _, _) = black_to_move();
+        let g = Geometry::new(p.board);
+        let key = crate::State::from_position(&p, 0).key(&g);
+        let opts = Options {
+            hash_mib: 16,
+            ..Options::default()
+        };
+        let poison = || {
+            // The size `solve` gives its main table, so the next table reuses this memory.
+            let mut t = crate::tt::Table::new(crate::main_search_options(&opts).hash_mib);
+            // Black (to move) wins, but the entry says the side to move has lost.
+            t.put(key, crate::tt::INF, 0, 1000);
+            drop(t);
+        };
+        let d = tempdir("poisoned");
+        crate::tt::keep_entries(true);
+        poison();
+        // Without the retry the poisoned search fails as a run once did.
+        let failed = crate::solve(&p, &opts, "poisoned");
+        assert!(
+            matches!(
+                failed,
+                Err(crate::SolveError::Emit(
+                    crate::emit::EmitError::NoProvenMove { .. }
+                ))
+            ),
+            "the poisoned table should break extraction"
+        );
+        poison();
+        let done = solve_position(&d, &p, "000-poisoned", &p, &opts);
+        let kept = crate::tt::keeping();
+        crate::tt::keep_entries(false);
+        crate::tt::release_spare();
+        let done = done.unwrap_or_else(|_| panic!("the retry should prove the task"));
+        assert_eq!(done.winner, Color::Black);
+        assert!(kept, "the retry restores the kept-table mode");
+        assert_eq!(files(&d), ["000-poisoned.cert"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
     #[test]
     fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
         let p = Position::start("4x4").expect("4x4");
@@ -2338,6 +2426,59 @@ mod tests {
             "the lost move's shard is not part of the proof"
         );
         assert!(named(winning, &kept), "the winning move's shard is");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A refuted guess is followed by a new ranking of the task, recorded with the
+    /// refuted guesses after it, and the next guess is that ranking's best move, not the
+    /// next move of the ranking that chose the refuted guess.
+    #[test]
+    fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
+        let (p, _, _) = black_to_move();
+        let opts = small_table();
+        let g = Geometry::new(p.board);
+        let moves = Pos::from_position(&p).moves(&g);
+        let wins = |m: Move| {
+            let child = Pos::from_position(&p).play(m).to_position(&g);
+            crate::solve(&child, &opts, "test").expect("solve").winner == Color::Black
+        };
+        let lost: Vec<Move> = moves
+            .iter()
+            .copied()
+            .filter(|&m| !wins(m))
+            .take(2)
+            .collect();
+        assert_eq!(lost.len(), 2, "two losing moves");
+        // The recorded ranking puts two losing moves first: without a new ranking the
+        // second guess would be refuted too.
+        let mut order = moves.clone();
+        order.retain(|m| !lost.contains(m));
+        order.splice(0..0, lost.iter().copied());
+        let dir = tempdir("rerank");
+        record_split(&dir, "t", &p, &order, true);
+        let pool = Pool::default();
+        let cx = Split::new(&dir, &p, &opts, &pool);
+        let done = prove_position(&cx, &p, "t", 1).expect("proved");
+        assert_eq!(done.winner, Color::Black);
+        let splits = split_lines(&dir, "lean") + split_lines(&dir, "no-lean");
+        assert_eq!(splits, 2, "the recorded ranking and one new one");
+        let recorded = recorded_split(&dir, "t", &p).expect("a recorded split");
+        assert_eq!(recorded.refuted, vec![lost[0]], "one guess refuted, kept");
+        assert!(recorded.lean);
+        assert_ne!(recorded.ranked[0], lost[1]);
+        assert!(wins(recorded.ranked[0]), "the new ranking's best move wins");
+        // The proof is the split under that move: its replies' shards are on disk.
+        let first = recorded.ranked[0].notation(p.board);
+        assert!(files(&dir)
+            .iter()
+            .any(|f| f.starts_with("t.") && f != "t.cert"));
+        let steps = first_steps(&dir, "t");
+        assert!(
+            steps.iter().any(
+                |s| matches!(s, Step::Choice(Action::Board(m)) if m.notation(p.board) == first)
+            ),
+            "the manifest plays {first}: {steps:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

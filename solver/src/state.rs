@@ -1,6 +1,6 @@
 //! Search states: a position plus spare moves (SPEC section 2), with actions.
 
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Key};
 use crate::pos::Pos;
 use amazons_format::{Action, Color, Position};
 
@@ -76,16 +76,19 @@ impl State {
 
     /// The key mixed into the position's Zobrist key for the spare count.
     #[inline]
-    pub fn spare_key(spare: i32) -> u64 {
+    pub fn spare_key(spare: i32) -> Key {
         if spare == 0 {
             0
         } else {
-            (spare as i64 as u64 ^ 0xA5A5_5A5A_0F0F_F0F0).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            let x = spare as i64 as u64 ^ 0xA5A5_5A5A_0F0F_F0F0;
+            let hi = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let lo = (x ^ 0x3C3C_C3C3_6969_9696).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (hi as Key) << 64 | lo as Key
         }
     }
 
     /// Hash key of the state.
-    pub fn key(&self, g: &Geometry) -> u64 {
+    pub fn key(&self, g: &Geometry) -> Key {
         self.pos.key(g) ^ Self::spare_key(self.spare)
     }
 

@@ -1,16 +1,48 @@
 //! Transposition table for df-pn: fixed size in MiB, 4-way buckets of one cache line, least-work replacement.
 
+use crate::geometry::Key;
+
 /// Proof and disproof numbers at or above this are infinite.
 pub const INF: u32 = u32::MAX / 2;
 
 const WAYS: usize = 4;
 
-/// One bucket: `WAYS` slots of two words, `[check << 32 | work, phi << 32 | delta]`, in
-/// 64 bytes, so a probe touches one cache line (large tables are page-aligned). `check`
-/// is the key's low 32 bits (0 marks an empty slot); the bucket index comes from the
-/// key's high bits, so together they compare about 58 bits of the key. Plain zeroed
-/// words, so a large table is allocated lazily by the operating system.
+/// One bucket: `WAYS` slots of two words, `[check << 16 | work code, phi << 32 | delta]`,
+/// in 64 bytes, so a probe touches one cache line (large tables are page-aligned).
+/// `check` is 48 bits of the key's low half (never 0: a zero word marks an empty slot);
+/// the bucket index comes from the key's high half. Keys in one bucket agree on the index
+/// bits anyway, so only `check` tells them apart: an absent key matches one of the
+/// `WAYS` slots with probability about `WAYS * 2^-48` per probe (with a 32-bit check it
+/// was `WAYS * 2^-32`, a few false hits in a run of billions of probes). The work is kept
+/// as a 16-bit float code ([`work_code`]). Plain zeroed words, so a large table is
+/// allocated lazily by the operating system.
 type Bucket = [u64; 2 * WAYS];
+
+/// Bits of the key's low half compared on a probe.
+const CHECK_BITS: u32 = 48;
+
+/// The 16-bit code of a work count: exact below 2048, above that the top 11 bits and the
+/// shift (a float with a 10-bit mantissa), so codes are ordered as the counts are and
+/// [`work_of`] is at most 1/1024 below the count.
+#[inline]
+fn work_code(work: u32) -> u64 {
+    if work < 2048 {
+        return work as u64;
+    }
+    let shift = 31 - work.leading_zeros() - 10;
+    ((shift as u64) << 10) + (work >> shift) as u64
+}
+
+/// The work count a [`work_code`] stands for (rounded down).
+#[inline]
+fn work_of(code: u64) -> u32 {
+    let code = code as u32 & 0xFFFF;
+    if code < 2048 {
+        return code;
+    }
+    let shift = (code >> 10) - 1;
+    (code - (shift << 10)) << shift
+}
 
 /// What the table remembers of a node: proof number `phi` and disproof number `delta`
 /// for the side to move, and the work spent on it.
@@ -78,6 +110,11 @@ pub fn release_spare() {
 /// tasks solved before it on its thread, so shard bytes are no longer reproducible.
 pub fn keep_entries(keep: bool) {
     KEEP.with(|k| k.set(keep));
+}
+
+/// Whether reused tables on this thread keep their entries ([`keep_entries`]).
+pub fn keeping() -> bool {
+    KEEP.with(|k| k.get())
 }
 
 impl Drop for Table {
@@ -181,44 +218,45 @@ impl Table {
     }
 
     #[inline]
-    fn bucket(&self, key: u64) -> usize {
-        (((key as u128) * (self.len as u128)) >> 64) as usize
+    fn bucket(&self, key: Key) -> usize {
+        let high = (key >> 64) as u64;
+        (((high as u128) * (self.len as u128)) >> 64) as usize
     }
 
     #[inline]
-    fn check(key: u64) -> u64 {
-        (key as u32).max(1) as u64
+    fn check(key: Key) -> u64 {
+        (key as u64 & ((1 << CHECK_BITS) - 1)).max(1)
     }
 
     /// Reads the first word of `key`'s bucket: touching the buckets of many keys (a
     /// node's children) in a row, before any `get`, lets the processor overlap their
     /// cache misses instead of waiting for each in turn (a prefetch without `unsafe`).
     #[inline]
-    pub fn touch(&self, key: u64) -> u64 {
+    pub fn touch(&self, key: Key) -> u64 {
         self.buckets()[self.bucket(key)][0]
     }
 
     #[inline]
-    pub fn get(&self, key: u64) -> Option<Stored> {
+    pub fn get(&self, key: Key) -> Option<Stored> {
         let check = Self::check(key);
         let b = &self.buckets()[self.bucket(key)];
         (0..WAYS)
-            .find(|&i| b[2 * i] >> 32 == check)
+            .find(|&i| b[2 * i] >> 16 == check)
             .map(|i| Stored {
                 phi: (b[2 * i + 1] >> 32) as u32,
                 delta: b[2 * i + 1] as u32,
-                work: b[2 * i] as u32,
+                work: work_of(b[2 * i]),
             })
     }
 
     #[inline]
-    pub fn put(&mut self, key: u64, phi: u32, delta: u32, work: u32) {
+    pub fn put(&mut self, key: Key, phi: u32, delta: u32, work: u32) {
         let check = Self::check(key);
         let bi = self.bucket(key);
         self.stores += 1;
         let (mut overwrote, mut newly_dirty) = (false, false);
         let b = &mut self.buckets_mut()[bi];
-        let idx = match (0..WAYS).find(|&i| b[2 * i] >> 32 == check) {
+        let idx = match (0..WAYS).find(|&i| b[2 * i] >> 16 == check) {
             Some(i) => i,
             None => match (0..WAYS).find(|&i| b[2 * i] == 0) {
                 Some(i) => {
@@ -233,13 +271,13 @@ impl Table {
                     let value = |i: usize| {
                         let pd = b[2 * i + 1];
                         let solved = pd >> 32 == 0 || pd as u32 == 0;
-                        (b[2 * i] as u32 as u64) * if solved { 4 } else { 1 }
+                        (work_of(b[2 * i]) as u64) * if solved { 4 } else { 1 }
                     };
                     (0..WAYS).min_by_key(|&i| value(i)).unwrap_or(0)
                 }
             },
         };
-        b[2 * idx] = check << 32 | work as u64;
+        b[2 * idx] = check << 16 | work_code(work);
         b[2 * idx + 1] = (phi as u64) << 32 | delta as u64;
         self.overwrites += overwrote as u64;
         if newly_dirty {
@@ -275,10 +313,10 @@ mod tests {
         let cap = t.capacity();
         assert!(cap * 16 <= 1 << 20);
         for k in 1..(cap as u64 * 3) {
-            t.put(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, (k % 7) as u32);
+            t.put(spread(k), 1, 1, (k % 7) as u32);
         }
         assert_eq!(t.capacity(), cap);
-        let k = 12345u64.wrapping_mul(0xDEAD_BEEF);
+        let k = spread(12345);
         t.put(k, 0, INF, 100);
         assert_eq!(
             t.get(k),
@@ -290,31 +328,60 @@ mod tests {
         );
     }
 
+    /// A key with both halves spread from `k`.
+    fn spread(k: u64) -> Key {
+        let hi = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (hi as Key) << 64 | (hi ^ 0xDEAD_BEEF).wrapping_mul(0xBF58_476D_1CE4_E5B9) as Key
+    }
+
     #[test]
     fn keys_sharing_a_bucket_are_told_apart_by_their_low_bits() {
         let mut t = Table::new(1);
-        // Same high bits (same bucket), different low 32 bits.
-        let a = 0xABCD_0000_0000_0001u64;
-        let b = 0xABCD_0000_0000_0002u64;
+        // Same high half (same bucket), low halves that differ only above bit 32: the
+        // old 32-bit check took these for one key.
+        let a: Key = 0xABCD << 64 | 0x0000_0001_0000_0007;
+        let b: Key = 0xABCD << 64 | 0x0000_0002_0000_0007;
         assert_eq!(t.bucket(a), t.bucket(b));
         t.put(a, 1, 2, 3);
         assert_eq!(t.get(b), None, "an absent key is not found");
         t.put(b, 4, 5, 6);
         assert_eq!(t.get(a).map(|s| (s.phi, s.delta, s.work)), Some((1, 2, 3)));
         assert_eq!(t.get(b).map(|s| (s.phi, s.delta, s.work)), Some((4, 5, 6)));
-        // A key whose low bits are zero is still stored (the check word is never 0).
-        let z = 0x1234_5678_0000_0000u64;
+        // A key whose low half is zero is still stored (the check is never 0).
+        let z: Key = 0x1234_5678 << 64;
         t.put(z, 7, 8, 9);
         assert_eq!(t.get(z).map(|s| s.work), Some(9));
         assert!(t.fill() > 0.0);
-        let _ = t.touch(u64::MAX);
+        let _ = t.touch(Key::MAX);
+    }
+
+    #[test]
+    fn work_codes_are_exact_when_small_ordered_and_close() {
+        for w in 0..2048u32 {
+            assert_eq!(work_of(work_code(w)), w);
+        }
+        let mut last = 0;
+        let samples = (0..2_000_000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> (i % 32))
+            .chain([2048, 2049, 4095, 4096, u32::MAX / 2, u32::MAX - 1, u32::MAX]);
+        let mut sorted: Vec<u32> = samples.collect();
+        sorted.sort_unstable();
+        for w in sorted {
+            let code = work_code(w);
+            assert!(code <= 0xFFFF, "{w}: code {code} needs more than 16 bits");
+            assert!(code >= last, "{w}: codes out of order");
+            last = code;
+            let back = work_of(code);
+            assert!(
+                back <= w && (w - back) as u64 * 1024 <= w as u64,
+                "{w} -> {back}"
+            );
+        }
     }
 
     #[test]
     fn a_reused_table_starts_empty() {
-        let keys: Vec<u64> = (1..2000u64)
-            .map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            .collect();
+        let keys: Vec<Key> = (1..2000u64).map(spread).collect();
         // Few entries (wiped by the dirty list), then many (wiped whole).
         for n in [10usize, 1999] {
             let mut t = Table::new(8);
@@ -330,7 +397,7 @@ mod tests {
         // The dirty list gives up past a sixteenth of the buckets.
         let mut t = Table::new(8);
         for k in 1..(t.len as u64) {
-            t.put(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 1, 1, 1);
+            t.put(spread(k), 1, 1, 1);
         }
         assert!(t.dirty.is_none());
         drop(t);
