@@ -1978,6 +1978,24 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
+    /// The first `n` moves of `p` (in generation order) after which the side to move
+    /// loses, each found by a whole solve.
+    fn losing_moves(p: &Position, n: usize) -> Vec<Move> {
+        let g = Geometry::new(p.board);
+        let pos = Pos::from_position(p);
+        pos.moves(&g)
+            .into_iter()
+            .filter(|&m| {
+                let child = pos.play(m).to_position(&g);
+                crate::solve(&child, &small_table(), "test")
+                    .expect("solve")
+                    .winner
+                    != p.to_move
+            })
+            .take(n)
+            .collect()
+    }
+
     #[test]
     fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
         let p = Position::start("4x4").expect("4x4");
@@ -2360,17 +2378,8 @@ mod tests {
     fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_through() {
         let (p, losing, winning) = black_to_move();
         let opts = small_table();
-        let g = Geometry::new(p.board);
-        let moves = Pos::from_position(&p).moves(&g);
-        let lost: Vec<Move> = moves
-            .iter()
-            .copied()
-            .filter(|&m| {
-                let child = Pos::from_position(&p).play(m).to_position(&g);
-                crate::solve(&child, &opts, "test").expect("solve").winner == Color::White
-            })
-            .take(GUESSES + 1)
-            .collect();
+        let moves = Pos::from_position(&p).moves(&Geometry::new(p.board));
+        let lost = losing_moves(&p, GUESSES + 1);
         assert!(
             lost.len() > GUESSES && lost[0] == losing,
             "enough losing moves"
@@ -2436,18 +2445,8 @@ mod tests {
     fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
         let (p, _, _) = black_to_move();
         let opts = small_table();
-        let g = Geometry::new(p.board);
-        let moves = Pos::from_position(&p).moves(&g);
-        let wins = |m: Move| {
-            let child = Pos::from_position(&p).play(m).to_position(&g);
-            crate::solve(&child, &opts, "test").expect("solve").winner == Color::Black
-        };
-        let lost: Vec<Move> = moves
-            .iter()
-            .copied()
-            .filter(|&m| !wins(m))
-            .take(2)
-            .collect();
+        let moves = Pos::from_position(&p).moves(&Geometry::new(p.board));
+        let lost = losing_moves(&p, 2);
         assert_eq!(lost.len(), 2, "two losing moves");
         // The recorded ranking puts two losing moves first: without a new ranking the
         // second guess would be refuted too.
@@ -2466,7 +2465,10 @@ mod tests {
         assert_eq!(recorded.refuted, vec![lost[0]], "one guess refuted, kept");
         assert!(recorded.lean);
         assert_ne!(recorded.ranked[0], lost[1]);
-        assert!(wins(recorded.ranked[0]), "the new ranking's best move wins");
+        assert!(
+            !losing_moves(&p, moves.len()).contains(&recorded.ranked[0]),
+            "the new ranking's best move wins"
+        );
         // The proof is the split under that move: its replies' shards are on disk.
         let first = recorded.ranked[0].notation(p.board);
         assert!(files(&dir)
