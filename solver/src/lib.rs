@@ -10,6 +10,7 @@ pub mod emit;
 pub mod eval;
 pub mod geometry;
 pub mod pos;
+pub mod prune;
 pub mod shard;
 pub mod state;
 pub mod sum;

@@ -185,6 +185,21 @@ enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Remove the shard files of a finished sharded result that its manifest does not
+    /// need: those no certificate reachable from DIR/manifest.cert cites (subtasks of
+    /// guesses found refuted, or of splits a whole solve replaced). Lists them first; the
+    /// result checks as before.
+    Prune {
+        /// The sharded result's directory (holding manifest.cert and shards/).
+        dir: PathBuf,
+        /// Only list the unneeded files and their total size; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Remove at most this many MiB, in file-name order (a large removal can then be
+        /// spread over several commits); the rest is left for a later run.
+        #[arg(long, value_name = "MIB")]
+        max_mib: Option<u64>,
+    },
     /// Check every certificate in a directory and write its index (DIR/index.md).
     Index {
         /// Directory holding *.cert files.
@@ -999,6 +1014,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Index { dir } => index(&dir),
         Command::Compress { paths } => compress(&paths),
+        Command::Prune {
+            dir,
+            dry_run,
+            max_mib,
+        } => prune(&dir, dry_run, max_mib),
         Command::Db { command } => db(command),
         Command::Testset { command } => match command {
             TestsetCommand::Generate {
@@ -1593,6 +1613,45 @@ fn index(dir: &Path) -> Result<ExitCode> {
 /// Text for a markdown table cell: a grid's `|` separators are escaped.
 fn md_cell(text: &str) -> String {
     text.replace('|', "\\|")
+}
+
+/// `amazons prune`: lists, then removes (up to `max_mib`), the shard files of a finished
+/// sharded result that its manifest does not need.
+fn prune(dir: &Path, dry_run: bool, max_mib: Option<u64>) -> Result<ExitCode> {
+    if !dir.is_dir() {
+        return usage(format!("{}: no such directory", dir.display()));
+    }
+    let census = match amazons_solver::prune::census(dir) {
+        Ok(c) => c,
+        Err(e @ amazons_solver::prune::PruneError::NoManifest(_)) => return usage(e.to_string()),
+        Err(e) => return Err(e.into()),
+    };
+    let mib = |bytes: u64| bytes as f64 / (1u64 << 20) as f64;
+    let total: u64 = census.unneeded.iter().map(|(_, s)| s).sum();
+    println!(
+        "{}: {} shards needed by the manifest, {} not needed ({:.1} MiB)",
+        dir.display(),
+        census.needed.len(),
+        census.unneeded.len(),
+        mib(total)
+    );
+    if dry_run {
+        for (path, size) in &census.unneeded {
+            println!("unneeded: {} ({size} bytes)", path.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let cap = max_mib.map(|m| m.saturating_mul(1 << 20));
+    let removed = amazons_solver::prune::remove(&census.unneeded, cap)?;
+    let gone: u64 = removed.iter().map(|(_, s)| s).sum();
+    println!(
+        "removed {} files ({:.1} MiB); {} unneeded files ({:.1} MiB) left",
+        removed.len(),
+        mib(gone),
+        census.unneeded.len() - removed.len(),
+        mib(total - gone)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `amazons compress`: `*.cert` files to `*.cert.zst`, each verified by reading it back.

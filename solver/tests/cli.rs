@@ -871,3 +871,88 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
         assert_eq!(code, 0, "amazons-check: {stderr}");
     }
 }
+
+/// `prune` removes exactly the shard files the manifest does not reach: a dry run only
+/// lists them, `--max-mib` caps the removal, the result checks as before, and it refuses
+/// a directory without a manifest or one whose manifest cites a missing shard.
+#[test]
+fn prune_removes_only_the_shards_the_manifest_does_not_need() {
+    let tmp = TempDir::new("prune");
+    let dir = tmp.path("4x4");
+    ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    let shards = dir.join("shards");
+    let listing = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&shards)
+            .expect("shards")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing();
+    let out = ok(&["prune", s(&dir), "--dry-run"]);
+    assert!(
+        out.stdout
+            .contains("44 shards needed by the manifest, 0 not needed"),
+        "{out:?}"
+    );
+    // Two certificates nobody cites, as a refuted guess leaves them (one compressed).
+    for (name, moves) in [("900-x.cert", "b1-b2xb3"), ("901-y.cert", "b1-b3xb2")] {
+        ok(&[
+            "solve",
+            "4x4",
+            "--moves",
+            moves,
+            "-q",
+            "--hash",
+            "8",
+            "-o",
+            s(&shards.join(name)),
+        ]);
+    }
+    ok(&["compress", s(&shards.join("901-y.cert"))]);
+    let out = ok(&["prune", s(&dir), "--dry-run"]);
+    assert!(
+        out.stdout
+            .contains("44 shards needed by the manifest, 2 not needed"),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout.contains("900-x.cert") && out.stdout.contains("901-y.cert.zst"),
+        "{out:?}"
+    );
+    assert_eq!(listing().len(), 46, "a dry run removes nothing");
+    let out = ok(&["prune", s(&dir), "--max-mib", "0"]);
+    assert!(out.stdout.contains("removed 0 files"), "{out:?}");
+    assert_eq!(listing().len(), 46, "nothing fits in 0 MiB");
+    let out = ok(&["prune", s(&dir)]);
+    assert!(out.stdout.contains("removed 2 files"), "{out:?}");
+    assert_eq!(listing(), before, "exactly the two unneeded files went");
+    let checked = ok(&["check", s(&dir.join("manifest.cert"))]);
+    assert!(checked.stdout.contains("in 44 shards"), "{checked:?}");
+
+    // A needed shard missing: an error, and the unneeded file stays.
+    ok(&[
+        "solve",
+        "4x4",
+        "--moves",
+        "b1-b2xb3",
+        "-q",
+        "--hash",
+        "8",
+        "-o",
+        s(&shards.join("900-x.cert")),
+    ]);
+    let needed = shards.join(&before[0]);
+    std::fs::remove_file(&needed).expect("remove a needed shard");
+    let out = amazons(&["prune", s(&dir)]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("nothing is pruned"), "{out:?}");
+    assert!(shards.join("900-x.cert").is_file());
+    // No manifest (an unfinished result): a usage error.
+    std::fs::remove_file(dir.join("manifest.cert")).expect("remove the manifest");
+    let line = assert_usage_error(&["prune", s(&dir)]);
+    assert!(line.contains("no manifest"), "{line}");
+    assert_usage_error(&["prune", s(&tmp.path("nowhere"))]);
+}
