@@ -687,11 +687,18 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
     );
 }
 
-#[test]
-fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
-    let tmp = TempDir::new("compress");
+/// A temporary directory holding `4x4/`, a finished sharded solve of the 4x4 start (44
+/// shards and a manifest).
+fn sharded_4x4(tag: &str) -> (TempDir, PathBuf) {
+    let tmp = TempDir::new(tag);
     let dir = tmp.path("4x4");
     ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    (tmp, dir)
+}
+
+#[test]
+fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
+    let (tmp, dir) = sharded_4x4("compress");
     let single = tmp.path("4x4.cert");
     ok(&["solve", "4x4", "-q", "--hash", "8", "-o", s(&single)]);
     let out = ok(&["compress", s(&dir), s(&single)]);
@@ -724,9 +731,7 @@ fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
 /// form that still reads back (so the run directory still checks once it is mended).
 #[test]
 fn compress_stops_at_a_damaged_file_and_loses_nothing() {
-    let tmp = TempDir::new("compress-damaged");
-    let dir = tmp.path("4x4");
-    ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    let (_tmp, dir) = sharded_4x4("compress-damaged");
     let shards = dir.join("shards");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&shards)
         .expect("shards")
@@ -877,9 +882,7 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
 /// a directory without a manifest or one whose manifest cites a missing shard.
 #[test]
 fn prune_removes_only_the_shards_the_manifest_does_not_need() {
-    let tmp = TempDir::new("prune");
-    let dir = tmp.path("4x4");
-    ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    let (tmp, dir) = sharded_4x4("prune");
     let shards = dir.join("shards");
     let listing = || -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(&shards)
