@@ -21,12 +21,8 @@ impl DirShards {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for path in entries.flatten().map(|e| e.path()) {
                 if stored::is_cert_path(&path) {
-                    if let Ok(header) = stored::read_prefix(&path, 52) {
-                        if let Some(declared) = header.get(20..52) {
-                            let mut hash = [0u8; 32];
-                            hash.copy_from_slice(declared);
-                            files.insert(hash, path);
-                        }
+                    if let Ok(Some(hash)) = stored::declared_hash(&path) {
+                        files.insert(hash, path);
                     }
                 }
             }

@@ -22,7 +22,14 @@ pub const SENTINEL: [u8; 8] = *b"AMZN-END";
 /// The layout version this crate reads and writes.
 pub const VERSION: u32 = 1;
 
-const HEADER_LEN: usize = 8 + 4 + 8 + 32;
+/// Bytes before the body: magic, version, body length, body hash.
+pub const HEADER_LEN: usize = 8 + 4 + 8 + 32;
+
+/// The body hash a file's header declares (not verified: [`verified_body`] does that), from
+/// at least the first [`HEADER_LEN`] bytes of the file; `None` if fewer are given.
+pub fn declared_hash(header: &[u8]) -> Option<[u8; 32]> {
+    header.get(HEADER_LEN - 32..HEADER_LEN)?.try_into().ok()
+}
 
 /// Why a byte string is not a well-formed certificate file.
 #[derive(Debug, thiserror::Error)]
@@ -90,7 +97,7 @@ pub fn verified_body(bytes: &[u8]) -> Result<&[u8], FileError> {
         return Err(FileError::Length { declared, actual });
     }
     let body = &bytes[HEADER_LEN..bytes.len() - SENTINEL.len()];
-    if hash_body(body)[..] != bytes[20..52] {
+    if Some(hash_body(body)) != declared_hash(bytes) {
         return Err(FileError::Hash);
     }
     Ok(body)

@@ -59,6 +59,15 @@ pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     decompress(std::fs::read(path)?)
 }
 
+/// The body hash that a certificate file's header declares (read without decompressing
+/// the rest; not verified), or `None` if the file is shorter than a header.
+pub fn declared_hash(path: &Path) -> std::io::Result<Option<[u8; 32]>> {
+    Ok(crate::file::declared_hash(&read_prefix(
+        path,
+        crate::file::HEADER_LEN,
+    )?))
+}
+
 /// The first `n` bytes of a certificate file's content (decompressed), or fewer if the
 /// file is shorter: enough to read the header without decompressing the whole file.
 pub fn read_prefix(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
@@ -104,7 +113,12 @@ mod tests {
             assert_eq!(read(&path).unwrap(), content, "{name}");
             assert_eq!(read_prefix(&path, 52).unwrap(), content[..52], "{name}");
             assert_eq!(read_prefix(&path, 1 << 20).unwrap(), content, "{name}");
+            let field: [u8; 32] = content[20..52].try_into().unwrap();
+            assert_eq!(declared_hash(&path).unwrap(), Some(field), "{name}");
         }
+        // Shorter than a header: no declared hash.
+        std::fs::write(dir.join("c.cert"), &content[..51]).unwrap();
+        assert_eq!(declared_hash(&dir.join("c.cert")).unwrap(), None);
         // A damaged compressed file is an error, not garbage.
         let mut bad = packed.clone();
         let n = bad.len();

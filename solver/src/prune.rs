@@ -1,8 +1,9 @@
 //! Shards of a finished sharded result that its manifest does not need, and their removal.
 //!
-//! A sharded run leaves shard files behind that no proof uses: the subtasks of guesses it
-//! later found refuted (when the refutation came from outside the run, as a `refuted`
-//! line written by hand, or from a whole solve that replaced a split). Once the manifest
+//! A sharded run removes the subtask shards of a guess it finds refuted, but some are left
+//! behind that no proof uses: those under a guess recorded as refuted by hand (a
+//! `refuted` line in `splits.tsv`), and those under a split that a whole solve of the
+//! task replaced (its shard written from outside the run). Once the manifest
 //! exists, the shards it needs are exactly those reachable from it through `Shard` steps;
 //! every other file under `DIR/shards` can go. Removal never touches a reachable file, so
 //! the result checks as before.
@@ -37,10 +38,6 @@ pub struct Census {
     pub unneeded: Vec<(PathBuf, u64)>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Sorts the shard files of the finished result in `dir` into needed and unneeded: a
 /// file is needed when a certificate reachable from the manifest cites the body hash its
 /// header declares (a copy under another name declaring the same hash is kept too).
@@ -56,11 +53,8 @@ pub fn census(dir: &Path) -> Result<Census, PruneError> {
             if !stored::is_cert_path(&path) {
                 continue;
             }
-            let header =
-                stored::read_prefix(&path, 52).map_err(|e| PruneError::Io(path.clone(), e))?;
-            let declared: [u8; 32] = header
-                .get(20..52)
-                .and_then(|h| h.try_into().ok())
+            let declared = stored::declared_hash(&path)
+                .map_err(|e| PruneError::Io(path.clone(), e))?
                 .ok_or_else(|| PruneError::Bad(path.clone(), "shorter than a header".into()))?;
             by_hash.entry(declared).or_default().push(path.clone());
             all.push(path);
@@ -78,7 +72,7 @@ pub fn census(dir: &Path) -> Result<Census, PruneError> {
             };
             let files = by_hash.get(hash).ok_or_else(|| PruneError::Missing {
                 cited_by: path.clone(),
-                hash: hex(hash),
+                hash: crate::db::store::hex(hash),
                 dir: shards.clone(),
             })?;
             for f in files {
