@@ -7,7 +7,7 @@ use std::time::Instant;
 
 fn data(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/testdata/mcgs")
+        .join("../tests/data/mcgs")
         .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
 }

@@ -191,9 +191,9 @@ fn active_audit_passes_then_names_a_corrupted_entry() {
 /// The MCGS file lines: `(grid, black_first_wins, white_first_wins)`.
 fn mcgs(name: &str) -> Vec<(String, bool, bool)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/testdata/mcgs")
+        .join("../tests/data/mcgs")
         .join(name);
-    let text = std::fs::read_to_string(&path).expect("MCGS test data beside the workspace");
+    let text = std::fs::read_to_string(&path).expect("MCGS test data in tests/data/mcgs");
     let mut out = Vec::new();
     for line in text.lines() {
         let Some((g, rest)) = line.trim().split_once('{') else {
@@ -271,7 +271,7 @@ fn active_mcgs_3x3_outcomes_from_the_database() {
 fn active_mcgs_thermographs_from_the_database() {
     let (_, db, _) = tiny();
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/testdata/mcgs/amazons_3x3_thermographs.test");
+        .join("../tests/data/mcgs/amazons_3x3_thermographs.test");
     let text = std::fs::read_to_string(path).expect("MCGS thermographs");
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let mut n = 0;

@@ -249,13 +249,13 @@ pub fn solver_moves(p: &Position) -> Vec<Move> {
 /// Reads the MCGS test files: `(grid, black_to_move_wins, white_to_move_wins)` for every
 /// position line, with the file name for messages.
 pub fn mcgs_positions() -> Vec<(String, String, bool, bool)> {
-    let dir = workspace_root().join("../shared/testdata/mcgs");
+    let dir = workspace_root().join("tests/data/mcgs");
     let mut out = Vec::new();
     for name in ["amazons_3x3.test", "amazons_3x4.test"] {
         let path = dir.join(name);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
-                "missing MCGS test data {}: {e} (expected the shared test data beside the workspace)",
+                "missing MCGS test data {}: {e} (tests/data/mcgs in the repository)",
                 path.display()
             )
         });
