@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod play_cmd;
+
 /// Standard output closed by the reader (`amazons tasks ... | head`): stop quietly, as a
 /// program killed by SIGPIPE would, instead of panicking; other write errors are reported.
 fn stdout_failed(e: std::io::Error) -> ! {
@@ -206,6 +208,8 @@ enum Command {
         #[arg(default_value = "certificates")]
         dir: PathBuf,
     },
+    /// Play the losing side against a certificate's winning strategy in the terminal.
+    Play(play_cmd::PlayArgs),
     /// Draw a position with coordinates.
     Show {
         /// Board (`WxH` or `standard`); omit with --position.
@@ -1012,6 +1016,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("grid: {}", position.grid());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Play(args) => play_cmd::run(&args),
         Command::Index { dir } => index(&dir),
         Command::Compress { paths } => compress(&paths),
         Command::Prune {

@@ -270,8 +270,7 @@ fn tampered_truncated_and_missing_certificates_fail_with_the_right_exit_code() {
 
 /// Reads the first `n` positions of an MCGS test file: `(grid, black_wins_moving_first)`.
 fn mcgs_black_outcomes(n: usize) -> Vec<(String, bool)> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/mcgs/amazons_3x4.test");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/mcgs/amazons_3x4.test");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("missing MCGS test data {}: {e}", path.display()));
     text.lines()
