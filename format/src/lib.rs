@@ -10,6 +10,7 @@ pub mod board;
 pub mod cert;
 pub mod fasthash;
 pub mod file;
+pub mod sgf;
 pub mod stored;
 
 pub use board::{Board, Cell, Color, Move, NotationError, Position, Square, MAX_SIDE};
