@@ -489,7 +489,6 @@ pub fn write(setup: &Position, comment: &str, children: &[Variation]) -> String 
 
 fn write_children(out: &mut String, board: Board, children: &[Variation]) {
     let one = |out: &mut String, v: &Variation| {
-        out.push('\n');
         let _ = write!(out, ";{}[{}]", sgf_letter(v.color), move_value(board, v.mv));
         if let Some(c) = &v.comment {
             let _ = write!(out, "C[{}]", escape(c));
@@ -498,7 +497,10 @@ fn write_children(out: &mut String, board: Board, children: &[Variation]) {
     };
     match children {
         [] => {}
-        [only] => one(out, only),
+        [only] => {
+            out.push('\n');
+            one(out, only)
+        }
         many => {
             for v in many {
                 out.push_str("\n(");

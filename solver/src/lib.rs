@@ -8,6 +8,7 @@ pub mod db;
 pub mod dfpn;
 pub mod emit;
 pub mod eval;
+pub mod export;
 pub mod geometry;
 pub mod play;
 pub mod pos;

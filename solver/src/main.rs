@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod export_cmd;
 mod play_cmd;
 
 /// Standard output closed by the reader (`amazons tasks ... | head`): stop quietly, as a
@@ -208,6 +209,8 @@ enum Command {
         #[arg(default_value = "certificates")]
         dir: PathBuf,
     },
+    /// Write the first plies of a certificate's winning strategy as an SGF game tree.
+    Export(export_cmd::ExportArgs),
     /// Play the losing side against a certificate's winning strategy in the terminal.
     Play(play_cmd::PlayArgs),
     /// Draw a position with coordinates.
@@ -256,6 +259,10 @@ struct Setup {
     /// Moves to play first, space separated (e.g. "b1-b4xd4 e5-c5xc4").
     #[arg(long, value_name = "MOVES")]
     moves: Option<String>,
+    /// Start from an SGF file (Amazons convention, GM[18]; SGF's B is White): its setup
+    /// and the moves of its main line (then --moves, if given).
+    #[arg(long, value_name = "FILE", conflicts_with = "position")]
+    sgf: Option<PathBuf>,
 }
 
 /// `amazons testset` subcommands.
@@ -940,6 +947,10 @@ fn mem_total_mib(meminfo: &str) -> Option<usize> {
 impl Setup {
     fn position(&self, board: Option<&str>) -> Result<Position> {
         let mut pos = match (&self.position, board) {
+            (None, Some(b)) if self.sgf.is_some() => {
+                return usage(format!("give either a board ({b}) or --sgf, not both"))
+            }
+            (None, None) if self.sgf.is_some() => export_cmd::sgf_position(self.sgf.as_deref())?,
             (Some(_), Some(b)) => {
                 return usage(format!("give either a board ({b}) or --position, not both"))
             }
@@ -949,7 +960,7 @@ impl Setup {
             }
             (None, Some(b)) => Position::start(b).map_err(|e| Usage(e.to_string()))?,
             (None, None) => {
-                return usage("no position: give a board (e.g. 5x4) or --position GRID")
+                return usage("no position: give a board (e.g. 5x4), --position GRID or --sgf FILE")
             }
         };
         if let Some(moves) = &self.moves {
@@ -1017,6 +1028,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Play(args) => play_cmd::run(&args),
+        Command::Export(args) => export_cmd::run(&args),
         Command::Index { dir } => index(&dir),
         Command::Compress { paths } => compress(&paths),
         Command::Prune {

@@ -85,61 +85,68 @@ impl Player {
         Ok(())
     }
 
-    /// A new proof of `position`, won by the winner.
-    fn solve(&self, position: &Position) -> Result<crate::Solved, PlayError> {
-        Ok(crate::solve(position, &self.opts, "amazons play")?)
-    }
-
     /// A winning move found by solving `actual` (past a leaf of the stored proof). The new
     /// proof is followed from then on, until it ends in a leaf in turn.
     fn solve_move(&mut self, actual: &Position) -> Result<Move, PlayError> {
-        let me = self.winner();
-        let solved = self.solve(actual)?;
-        if solved.winner != me {
-            return Err(PlayError::Lost(format!(
-                "the solver finds {} wins {}",
-                solved.winner,
-                actual.describe()
-            )));
-        }
-        let tree = Rc::new(Tree::new(solved.certificate));
-        match tree.cert.steps.first() {
-            Some(Step::Choice(amazons_format::Action::Board(m))) if rules::is_legal(actual, *m) => {
-                let m = *m;
-                self.node = Some(Node {
-                    tree,
-                    step: 1,
-                    sym: Symmetry::Identity,
-                });
-                return Ok(m);
-            }
-            // The territory argument: its first move keeps the winner's region.
-            Some(Step::Outlast { moves }) => {
-                if let Some(&m) = moves.first().filter(|&&m| rules::is_legal(actual, m)) {
-                    return Ok(m);
-                }
-            }
-            _ => {}
-        }
-        // Decided statically (a sum): find a move after which the winner still wins.
-        let g = Geometry::new(actual.board);
-        for m in Pos::from_position(actual).moves(&g) {
-            let next = rules::play(actual, m);
-            let solved = self.solve(&next)?;
-            if solved.winner == me {
-                self.node = Some(Node {
-                    tree: Rc::new(Tree::new(solved.certificate)),
-                    step: 0,
-                    sym: Symmetry::Identity,
-                });
-                return Ok(m);
-            }
-        }
-        Err(PlayError::Lost(format!(
-            "no winning move found in {}",
-            actual.describe()
-        )))
+        let (m, node) = solve_move(actual, self.winner(), &self.opts)?;
+        self.node = node;
+        Ok(m)
     }
+}
+
+/// A winning move for `me` (to move in `actual`, which `me` wins) found by solving, and
+/// where to go on in the new proof (none when it ends in a leaf right away).
+pub fn solve_move(
+    actual: &Position,
+    me: Color,
+    opts: &Options,
+) -> Result<(Move, Option<Node>), PlayError> {
+    let solve = |position: &Position| crate::solve(position, opts, "amazons play");
+    let solved = solve(actual)?;
+    if solved.winner != me {
+        return Err(PlayError::Lost(format!(
+            "the solver finds {} wins {}",
+            solved.winner,
+            actual.describe()
+        )));
+    }
+    let tree = Rc::new(Tree::new(solved.certificate));
+    match tree.cert.steps.first() {
+        Some(Step::Choice(amazons_format::Action::Board(m))) if rules::is_legal(actual, *m) => {
+            let m = *m;
+            let node = Node {
+                tree,
+                step: 1,
+                sym: Symmetry::Identity,
+            };
+            return Ok((m, Some(node)));
+        }
+        // The territory argument: its first move keeps the winner's region.
+        Some(Step::Outlast { moves }) => {
+            if let Some(&m) = moves.first().filter(|&&m| rules::is_legal(actual, m)) {
+                return Ok((m, None));
+            }
+        }
+        _ => {}
+    }
+    // Decided statically (a sum): find a move after which the winner still wins.
+    let g = Geometry::new(actual.board);
+    for m in Pos::from_position(actual).moves(&g) {
+        let next = rules::play(actual, m);
+        let solved = solve(&next)?;
+        if solved.winner == me {
+            let node = Node {
+                tree: Rc::new(Tree::new(solved.certificate)),
+                step: 0,
+                sym: Symmetry::Identity,
+            };
+            return Ok((m, Some(node)));
+        }
+    }
+    Err(PlayError::Lost(format!(
+        "no winning move found in {}",
+        actual.describe()
+    )))
 }
 
 /// How a game ended.

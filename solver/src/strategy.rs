@@ -258,7 +258,7 @@ pub struct Node {
 }
 
 /// What a resolved node does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// The winner plays this move (in the game's frame).
     Choice(Move),
@@ -276,7 +276,6 @@ pub struct Strategy {
     /// The directory of the shard files, when the certificate has one.
     shard_dir: PathBuf,
     shards: Option<amazons_checker::cli::DirShards>,
-    loaded: HashMap<[u8; 32], Rc<Tree>>,
     /// Shard files entered so far.
     pub shards_entered: usize,
     /// Transpositions followed so far.
@@ -321,7 +320,6 @@ impl Strategy {
             root: Rc::new(Tree::new(cert)),
             shard_dir,
             shards: None,
-            loaded: HashMap::new(),
             shards_entered: 0,
             transpositions: 0,
         }
@@ -350,11 +348,9 @@ impl Strategy {
         }
     }
 
-    /// The tree of a shard file.
+    /// The tree of a shard file (read again at each visit: a game or an export enters each
+    /// shard once, and keeping them would hold a whole sharded proof in memory).
     fn shard(&mut self, hash: &[u8; 32], claim: &Claim) -> Result<Rc<Tree>, StrategyError> {
-        if let Some(tree) = self.loaded.get(hash) {
-            return Ok(tree.clone());
-        }
         let name = hex(hash);
         let dir = &self.shard_dir;
         let shards = self
@@ -378,9 +374,7 @@ impl Strategy {
                 cert.root.describe()
             )));
         }
-        let tree = Rc::new(Tree::new(cert));
-        self.loaded.insert(*hash, tree.clone());
-        Ok(tree)
+        Ok(Rc::new(Tree::new(cert)))
     }
 
     /// Follows `Transposition` and `Shard` steps from `node` (the game being at `actual`)
