@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 mod export_cmd;
+mod json_cmd;
 mod play_cmd;
 
 /// Standard output closed by the reader (`amazons tasks ... | head`): stop quietly, as a
@@ -61,6 +62,9 @@ enum Command {
         args: Vec<String>,
         #[command(flatten)]
         setup: Setup,
+        /// Print one JSON object on stdout instead of the text (fields: see the README).
+        #[arg(long)]
+        json: bool,
     },
     /// Solve a position, write its certificate and check it. Last line: `result: X wins`.
     Solve {
@@ -87,6 +91,9 @@ enum Command {
         search: SearchFlags,
         #[command(flatten)]
         sharding: Sharding,
+        /// Print one JSON object on stdout instead of the text (fields: see the README).
+        #[arg(long)]
+        json: bool,
     },
     /// Print one `amazons solve` command per task of a sharded solve (for GNU parallel or a
     /// Slurm array job); afterwards `amazons manifest` assembles the result.
@@ -112,6 +119,9 @@ enum Command {
     Check {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// Print one JSON object on stdout instead of the text (fields: see the README).
+        #[arg(long)]
+        json: bool,
     },
     /// Benchmarks: perft 5x6 depth 3, then solve and check each board. Prints a table.
     Bench {
@@ -151,6 +161,9 @@ enum Command {
         top: usize,
         #[command(flatten)]
         search: SearchFlags,
+        /// Print one JSON object on stdout instead of the text (fields: see the README).
+        #[arg(long)]
+        json: bool,
     },
     /// Evaluate a position statically (paper section IV): draws the partition, lists each
     /// area's type, bounds and how they were obtained, and the global verdict.
@@ -161,6 +174,9 @@ enum Command {
         setup: Setup,
         #[command(flatten)]
         eval: EvalArgs,
+        /// Print one JSON object on stdout instead of the text (fields: see the README).
+        #[arg(long)]
+        json: bool,
     },
     /// The combinatorial game value of a (small) area: canonical form, thermograph (tax down
     /// to -1), temperature, stops, class and bounds.
@@ -169,6 +185,9 @@ enum Command {
         board: Option<String>,
         #[command(flatten)]
         setup: Setup,
+        /// Print one JSON object on stdout instead of the text (fields: see the README).
+        #[arg(long)]
+        json: bool,
     },
     /// The evaluation test set (paper Tables II and III): self-play games, and the table of
     /// positions solved statically and by df-pn per move number.
@@ -657,7 +676,21 @@ fn plan(position: &Position, first: Option<Move>) -> Result<amazons_solver::shar
 }
 
 /// `amazons solve --shards`: solve every task (resuming), write and check the manifest.
-fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Result<ExitCode> {
+fn solve_sharded(
+    position: &Position,
+    sharding: &Sharding,
+    opts: &Options,
+    json: bool,
+) -> Result<ExitCode> {
+    // With --json, the text lines are left out and one JSON object ends the run.
+    macro_rules! say {
+        ($($arg:tt)*) => {
+            if !json {
+                println!($($arg)*)
+            }
+        };
+    }
+
     let Some(dir) = &sharding.shards else {
         return usage("--shards DIR is required");
     };
@@ -672,7 +705,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     let threads = sharding
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    println!(
+    say!(
         "solving {} in {} tasks ({} more by symmetry) on {threads} thread(s) into {}",
         position.describe(),
         plan.unique().count(),
@@ -705,7 +738,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
     let solved: Vec<_> = done.iter().filter(|d| d.mirror_of.is_none()).collect();
     let resumed = solved.iter().filter(|d| d.resumed).count();
-    println!(
+    say!(
         "tasks: {} ({} resumed), nodes {}, solve {:.1} s, check {:.1} s",
         solved.len(),
         resumed,
@@ -713,7 +746,7 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         solve_time.as_secs_f64(),
         check_time.as_secs_f64()
     );
-    println!(
+    say!(
         "manifest: {} ({} shards, {} shard steps, {} shard bytes), root blake3 {}",
         dir.join("manifest.cert").display(),
         report.shards,
@@ -721,8 +754,27 @@ fn solve_sharded(position: &Position, sharding: &Sharding, opts: &Options) -> Re
         solved.iter().map(|d| d.bytes).sum::<u64>(),
         root_hash.to_hex()
     );
-    println!("checked: {}", report.claim);
-    println!("result: {} wins", manifest.root.winner);
+    say!("checked: {}", report.claim);
+    say!("result: {} wins", manifest.root.winner);
+    if json {
+        json_cmd::print(&serde_json::json!({
+            "command": "solve",
+            "sharded": true,
+            "position": json_cmd::position(position),
+            "winner": manifest.root.winner.name(),
+            "first_move": plan.first.map(|m| m.notation(position.board)),
+            "tasks": solved.len(),
+            "resumed": resumed,
+            "nodes": solved.iter().map(|d| d.nodes).sum::<u64>(),
+            "seconds": { "solve": solve_time.as_secs_f64(), "check": check_time.as_secs_f64() },
+            "manifest": dir.join("manifest.cert").display().to_string(),
+            "shards": report.shards,
+            "shard_steps": report.shard_steps,
+            "shard_bytes": solved.iter().map(|d| d.bytes).sum::<u64>(),
+            "root_blake3": root_hash.to_hex().to_string(),
+            "claim": report.claim,
+        }));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -999,7 +1051,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Perft { args, setup } => {
+        Command::Perft { args, setup, json } => {
             let (board, depth) = match args.as_slice() {
                 [b, d] => (Some(b.as_str()), d),
                 [d] => (None, d),
@@ -1013,6 +1065,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let t = Instant::now();
             let n = perft(&g, &Pos::from_position(&position), depth);
             let secs = t.elapsed().as_secs_f64();
+            if json {
+                json_cmd::print(&json_cmd::perft(&position, depth, n, secs));
+                return Ok(ExitCode::SUCCESS);
+            }
             println!(
                 "{} depth {depth}: {n} leaves in {secs:.3} s ({:.1} M leaves/s)",
                 position.describe(),
@@ -1133,10 +1189,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
         },
-        Command::Value { board, setup } => {
+        Command::Value { board, setup, json } => {
             let position = setup.position(board.as_deref())?;
             let report = amazons_solver::db::active::value_report(&position)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if json {
+                json_cmd::print(&json_cmd::value(&position, &report));
+                return Ok(ExitCode::SUCCESS);
+            }
             print!("{report}");
             Ok(ExitCode::SUCCESS)
         }
@@ -1146,7 +1206,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             solver,
             threads,
         } => bench(&boards, hash, &solver, &threads),
-        Command::Check { files } => Ok(ExitCode::from(amazons_checker::cli::run(&files) as u8)),
+        Command::Check { files, json: true } => {
+            let (value, code) = json_cmd::check(&files);
+            json_cmd::print(&value);
+            Ok(ExitCode::from(code))
+        }
+        Command::Check { files, json: false } => {
+            Ok(ExitCode::from(amazons_checker::cli::run(&files) as u8))
+        }
         Command::Solve {
             board,
             setup,
@@ -1156,13 +1223,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_steps,
             search,
             sharding,
+            json,
         } => {
             let opts = search.options(hash, max_nodes, max_steps)?;
             if sharding.shards.is_some() {
                 let position = setup.position(board.as_deref())?;
-                return solve_sharded(&position, &sharding, &opts);
+                return solve_sharded(&position, &sharding, &opts, json);
             }
-            solve(board, setup, output, &opts)
+            solve(board, setup, output, &opts, json)
         }
         Command::Tasks {
             split,
@@ -1221,6 +1289,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_nodes,
             top,
             search,
+            json,
         } => {
             if max_nodes == Some(0) {
                 return usage("--max-nodes must be at least 1");
@@ -1229,10 +1298,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let budget = max_nodes.unwrap_or(amazons_solver::shard::GUESS_NODES);
             let opts = search.options(hash, Some(budget), None)?;
             let r = amazons_solver::ranking(&position, &amazons_solver::main_search_options(&opts));
+            if json {
+                json_cmd::print(&json_cmd::rank(&position, &r, top));
+                return Ok(ExitCode::SUCCESS);
+            }
             print!("{}", rank_report(&position, &r, top));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Eval { board, setup, eval } => {
+        Command::Eval {
+            board,
+            setup,
+            eval,
+            json,
+        } => {
             let position = setup.position(board.as_deref())?;
             let g = Geometry::new(position.board);
             let pos = Pos::from_position(&position);
@@ -1243,6 +1321,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eval.active_database()?,
             );
             let e = ev.evaluate(&g, &pos);
+            if json {
+                json_cmd::print(&json_cmd::eval(&position, &e));
+                return Ok(ExitCode::SUCCESS);
+            }
             print!("{}", amazons_solver::eval::render(&e, &g, &pos));
             match e.winner {
                 Some(w) => println!(
@@ -1826,10 +1908,19 @@ fn solve(
     setup: Setup,
     output: Option<PathBuf>,
     opts: &Options,
+    json: bool,
 ) -> Result<ExitCode> {
+    // With --json, the text lines are left out and one JSON object ends the run.
+    macro_rules! say {
+        ($($arg:tt)*) => {
+            if !json {
+                println!($($arg)*)
+            }
+        };
+    }
     let position = setup.position(board.as_deref())?;
     let path = output.unwrap_or_else(|| default_name(board.as_deref(), &setup, &position));
-    println!(
+    say!(
         "solving {} (table {} MiB)",
         position.describe(),
         opts.hash_mib
@@ -1846,18 +1937,18 @@ fn solve(
         });
     if solved.winner == position.to_move {
         match first {
-            Some(m) => println!(
+            Some(m) => say!(
                 "{} to move wins with {}",
                 solved.winner,
                 m.notation(position.board)
             ),
-            None => println!("{} to move wins", solved.winner),
+            None => say!("{} to move wins", solved.winner),
         }
     } else {
-        println!("{} to move loses: {} wins", position.to_move, solved.winner);
+        say!("{} to move loses: {} wins", position.to_move, solved.winner);
     }
     let total = solved.search_time + solved.extract_time;
-    println!(
+    say!(
         "nodes: {} search + {} extraction ({} re-searches, {} sum steps, {} sums not adding up), {:.0} nodes/s",
         solved.search_nodes,
         solved.total_nodes - solved.search_nodes,
@@ -1866,18 +1957,19 @@ fn solve(
         solved.sum_failures,
         solved.total_nodes as f64 / total.as_secs_f64().max(1e-9)
     );
-    println!(
+    say!(
         "time: {:.3} s search + {:.3} s extraction",
         solved.search_time.as_secs_f64(),
         solved.extract_time.as_secs_f64()
     );
     if let Some(stats) = &solved.eval_stats {
-        println!(
+        say!(
             "evaluation: decided {} search nodes; territory values from databases: {}",
-            solved.eval_wins, solved.db_hits
+            solved.eval_wins,
+            solved.db_hits
         );
         for line in stats.to_string().lines() {
-            println!("  {line}");
+            say!("  {line}");
         }
     }
     let bytes = amazons_format::encode(&solved.certificate)?;
@@ -1889,19 +1981,51 @@ fn solve(
     let check_time = t.elapsed();
     write_atomic(&path, &bytes)?;
     let body_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
-    println!(
+    say!(
         "certificate: {} ({} bytes, {} steps, blake3 {})",
         path.display(),
         bytes.len(),
         report.steps,
         body_hash.to_hex()
     );
-    println!(
+    say!(
         "checked: {} in {:.3} s ({:.1}% of solve time)",
         report.claim,
         check_time.as_secs_f64(),
         100.0 * check_time.as_secs_f64() / total.as_secs_f64().max(1e-9)
     );
-    println!("result: {} wins", solved.winner);
+    say!("result: {} wins", solved.winner);
+    if json {
+        json_cmd::print(&serde_json::json!({
+            "command": "solve",
+            "sharded": false,
+            "position": json_cmd::position(&position),
+            "winner": solved.winner.name(),
+            "to_move_wins": solved.winner == position.to_move,
+            "first_move": first
+                .filter(|_| solved.winner == position.to_move)
+                .map(|m| m.notation(position.board)),
+            "nodes": {
+                "search": solved.search_nodes,
+                "extraction": solved.total_nodes - solved.search_nodes,
+                "total": solved.total_nodes,
+            },
+            "researches": solved.researches,
+            "sum_steps": solved.sums,
+            "sum_failures": solved.sum_failures,
+            "seconds": {
+                "search": solved.search_time.as_secs_f64(),
+                "extraction": solved.extract_time.as_secs_f64(),
+                "check": check_time.as_secs_f64(),
+            },
+            "certificate": {
+                "path": path.display().to_string(),
+                "bytes": bytes.len(),
+                "steps": report.steps,
+                "blake3": body_hash.to_hex().to_string(),
+            },
+            "claim": report.claim,
+        }));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,277 @@
+//! `--json`: the one JSON object that solve, check, value, eval, perft and rank print instead of their text.
+
+use amazons_format::{Color, Position};
+use amazons_solver::{Geometry, Pos};
+use serde_json::{json, Map, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Prints `value` as one line of JSON on stdout (a closed pipe ends quietly).
+pub fn print(value: &Value) {
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{value}").is_err() {
+        std::process::exit(0);
+    }
+}
+
+/// A position: board, grid (rows from the top rank, `|` separated), side to move, and the
+/// one-line description the text output uses.
+pub fn position(p: &Position) -> Value {
+    json!({
+        "board": p.board.to_string(),
+        "grid": p.grid(),
+        "to_move": p.to_move.name(),
+        "description": p.describe(),
+    })
+}
+
+fn color(c: Option<Color>) -> Value {
+    c.map_or(Value::Null, |c| Value::from(c.name()))
+}
+
+/// `amazons perft --json`.
+pub fn perft(p: &Position, depth: u32, leaves: u64, seconds: f64) -> Value {
+    json!({
+        "command": "perft",
+        "position": position(p),
+        "depth": depth,
+        "leaves": leaves,
+        "seconds": seconds,
+    })
+}
+
+/// `amazons rank --json`: the root's numbers and verdict, and the moves shown.
+pub fn rank(p: &Position, r: &amazons_solver::Ranking, top: usize) -> Value {
+    let shown = if top == 0 {
+        r.moves.len()
+    } else {
+        top.min(r.moves.len())
+    };
+    let moves: Vec<Value> = r
+        .moves
+        .iter()
+        .take(shown)
+        .enumerate()
+        .map(|(i, (m, numbers))| {
+            let (proof, disproof) = numbers.map_or((Value::Null, Value::Null), |(pn, dn)| {
+                (Value::from(pn), Value::from(dn))
+            });
+            let status = match numbers {
+                Some((0, _)) => "proved win",
+                Some((_, 0)) => "proved loss",
+                Some(_) => "open",
+                None => "not reached",
+            };
+            json!({
+                "rank": i + 1,
+                "move": m.notation(p.board),
+                "proof": proof,
+                "disproof": disproof,
+                "status": status,
+            })
+        })
+        .collect();
+    let (proof, disproof) = r.root.map_or((Value::Null, Value::Null), |(pn, dn)| {
+        (Value::from(pn), Value::from(dn))
+    });
+    json!({
+        "command": "rank",
+        "position": position(p),
+        "nodes": r.nodes,
+        "winner": color(r.winner),
+        "root_proof": proof,
+        "root_disproof": disproof,
+        "leans_to": if r.winner.is_some() || r.root.is_none() {
+            Value::Null
+        } else if r.lean {
+            Value::from(p.to_move.name())
+        } else {
+            Value::from(p.to_move.opponent().name())
+        },
+        "move_count": r.moves.len(),
+        "moves": moves,
+    })
+}
+
+/// `amazons eval --json`: every area with its type, size, bounds and their source, and the
+/// verdict.
+pub fn eval(p: &Position, e: &amazons_solver::eval::Evaluation) -> Value {
+    let g = Geometry::new(p.board);
+    let pos = Pos::from_position(p);
+    let names = |bb: amazons_solver::bitboard::Bb| -> Vec<String> {
+        bb.iter().map(|s| p.board.square_name(s)).collect()
+    };
+    let areas: Vec<Value> = e
+        .areas
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (w, h) = a.size(&g);
+            json!({
+                "label": ((b'A' + (i % 26) as u8) as char).to_string(),
+                "kind": a.kind.to_string(),
+                "width": w,
+                "height": h,
+                "empties": a.empties(&g, &pos).count(),
+                "black_queens": (a.squares & pos.black).count(),
+                "white_queens": (a.squares & pos.white).count(),
+                "bounds": a.bounds.to_string(),
+                "source": a.source.to_string(),
+                "squares": names(a.squares),
+                "blockers": names(a.blockers),
+                "relied": names(a.relied),
+                "black_safe_move": a.safe_black.map(|r| r.to_string()),
+                "white_safe_move": a.safe_white.map(|r| r.to_string()),
+            })
+        })
+        .collect();
+    json!({
+        "command": "eval",
+        "position": position(p),
+        "winner": color(e.winner),
+        "total": e.total.to_string(),
+        "rest": e.rest.to_string(),
+        "infinitesimals": {
+            "stars": e.stars,
+            "fuzzy": e.fuzzy,
+            "positive": e.positive,
+            "negative": e.negative,
+        },
+        "hot": e.hot.iter().map(|&i| ((b'A' + (i % 26) as u8) as char).to_string()).collect::<Vec<_>>(),
+        "areas": areas,
+    })
+}
+
+/// `amazons value --json`: the fields of the text report (`key: value` lines; the
+/// thermograph's point lines under `thermograph`).
+pub fn value(p: &Position, report: &str) -> Value {
+    let mut fields = Map::new();
+    fields.insert("command".into(), "value".into());
+    fields.insert("position".into(), position(p));
+    let mut lines = report.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((key, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key
+            .trim()
+            .replace(['(', ')'], "")
+            .replace(' ', "_")
+            .to_ascii_lowercase();
+        if key == "position" {
+            continue;
+        }
+        if key == "thermograph" {
+            let mut points = Vec::new();
+            while let Some(next) = lines.peek() {
+                if next.starts_with("temperature:") {
+                    break;
+                }
+                points.push(next.trim().to_string());
+                lines.next();
+            }
+            fields.insert(key, Value::from(points.join("\n")));
+        } else {
+            fields.insert(key, Value::from(rest.trim()));
+        }
+    }
+    Value::Object(fields)
+}
+
+/// `amazons check --json FILE|DIR...`: one entry per certificate file, and the exit code
+/// (0 verified, 1 some certificate wrong, 2 some input unreadable).
+pub fn check(paths: &[PathBuf]) -> (Value, u8) {
+    let (mut unreadable, mut wrong) = (false, false);
+    let mut entries = Vec::new();
+    for path in paths {
+        let files = match expand(path) {
+            Ok(files) => files,
+            Err(message) => {
+                unreadable = true;
+                entries.push(json!({
+                    "path": path.display().to_string(),
+                    "status": "unreadable",
+                    "error": message,
+                }));
+                continue;
+            }
+        };
+        for file in files {
+            let dir = file.parent().unwrap_or(Path::new(".")).join("shards");
+            let shards = amazons_checker::cli::DirShards::scan(&dir);
+            let start = std::time::Instant::now();
+            let result = amazons_format::stored::read(&file)
+                .map_err(|e| e.to_string())
+                .map(|bytes| amazons_checker::check_bytes_with(&bytes, &shards));
+            let ms = start.elapsed().as_millis() as u64;
+            let name = file.display().to_string();
+            entries.push(match result {
+                Ok(Ok(r)) => json!({
+                    "path": name,
+                    "status": "ok",
+                    "claim": r.claim,
+                    "steps": r.steps,
+                    "shards": r.shards,
+                    "shard_steps": r.shard_steps,
+                    "millis": ms,
+                }),
+                Ok(Err(amazons_checker::CheckFileError::Wrong(e))) => {
+                    wrong = true;
+                    json!({"path": name, "status": "wrong", "error": e.to_string()})
+                }
+                Ok(Err(e)) => {
+                    unreadable = true;
+                    json!({"path": name, "status": "unreadable", "error": e.to_string()})
+                }
+                Err(e) => {
+                    unreadable = true;
+                    json!({"path": name, "status": "unreadable", "error": e})
+                }
+            });
+        }
+    }
+    let code = if unreadable {
+        2
+    } else if wrong {
+        1
+    } else {
+        0
+    };
+    let value = json!({
+        "command": "check",
+        "verified": code == 0,
+        "exit_code": code,
+        "files": entries,
+    });
+    (value, code)
+}
+
+/// The certificate files a path stands for (as `amazons check` finds them: directories
+/// recursively, `shards` directories left to the manifests that cite them).
+fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
+        entries.sort_by_key(|e| e.path());
+        for entry in entries {
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                if entry.file_name() != "shards" {
+                    walk(&path, out)?;
+                }
+            } else if amazons_format::stored::is_cert_path(&path) {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(path, &mut files).map_err(|e| e.to_string())?;
+    if files.is_empty() {
+        return Err("no .cert or .cert.zst files in this directory".to_string());
+    }
+    Ok(files)
+}
