@@ -40,6 +40,78 @@ pub fn perft(p: &Position, depth: u32, leaves: u64, seconds: f64) -> Value {
     })
 }
 
+/// `amazons solve --json` (one certificate): the winner, the first move when the side to
+/// move wins, nodes, times, and the certificate `file` (path, bytes, body blake3).
+pub fn solve(
+    p: &Position,
+    solved: &amazons_solver::Solved,
+    first: Option<amazons_format::Move>,
+    file: (&Path, usize, String),
+    report: &amazons_checker::Report,
+    check_seconds: f64,
+) -> Value {
+    json!({
+        "command": "solve",
+        "sharded": false,
+        "position": position(p),
+        "winner": solved.winner.name(),
+        "to_move_wins": solved.winner == p.to_move,
+        "first_move": first.map(|m| m.notation(p.board)),
+        "nodes": {
+            "search": solved.search_nodes,
+            "extraction": solved.total_nodes - solved.search_nodes,
+            "total": solved.total_nodes,
+        },
+        "researches": solved.researches,
+        "sum_steps": solved.sums,
+        "sum_failures": solved.sum_failures,
+        "seconds": {
+            "search": solved.search_time.as_secs_f64(),
+            "extraction": solved.extract_time.as_secs_f64(),
+            "check": check_seconds,
+        },
+        "certificate": {
+            "path": file.0.display().to_string(),
+            "bytes": file.1,
+            "steps": report.steps,
+            "blake3": file.2,
+        },
+        "claim": report.claim,
+    })
+}
+
+/// `amazons solve --shards DIR --json`: the tasks, the manifest and its root hash.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_sharded(
+    p: &Position,
+    plan: &amazons_solver::shard::Plan,
+    manifest: &amazons_format::Certificate,
+    done: &[amazons_solver::shard::Done],
+    [solve_seconds, check_seconds]: [f64; 2],
+    dir: &Path,
+    report: &amazons_checker::Report,
+    root_hash: &str,
+) -> Value {
+    let solved: Vec<_> = done.iter().filter(|d| d.mirror_of.is_none()).collect();
+    json!({
+        "command": "solve",
+        "sharded": true,
+        "position": position(p),
+        "winner": manifest.root.winner.name(),
+        "first_move": plan.first.map(|m| m.notation(p.board)),
+        "tasks": solved.len(),
+        "resumed": solved.iter().filter(|d| d.resumed).count(),
+        "nodes": solved.iter().map(|d| d.nodes).sum::<u64>(),
+        "seconds": { "solve": solve_seconds, "check": check_seconds },
+        "manifest": dir.join("manifest.cert").display().to_string(),
+        "shards": report.shards,
+        "shard_steps": report.shard_steps,
+        "shard_bytes": solved.iter().map(|d| d.bytes).sum::<u64>(),
+        "root_blake3": root_hash,
+        "claim": report.claim,
+    })
+}
+
 /// `amazons rank --json`: the root's numbers and verdict, and the moves shown.
 pub fn rank(p: &Position, r: &amazons_solver::Ranking, top: usize) -> Value {
     let shown = if top == 0 {

@@ -757,23 +757,16 @@ fn solve_sharded(
     say!("checked: {}", report.claim);
     say!("result: {} wins", manifest.root.winner);
     if json {
-        json_cmd::print(&serde_json::json!({
-            "command": "solve",
-            "sharded": true,
-            "position": json_cmd::position(position),
-            "winner": manifest.root.winner.name(),
-            "first_move": plan.first.map(|m| m.notation(position.board)),
-            "tasks": solved.len(),
-            "resumed": resumed,
-            "nodes": solved.iter().map(|d| d.nodes).sum::<u64>(),
-            "seconds": { "solve": solve_time.as_secs_f64(), "check": check_time.as_secs_f64() },
-            "manifest": dir.join("manifest.cert").display().to_string(),
-            "shards": report.shards,
-            "shard_steps": report.shard_steps,
-            "shard_bytes": solved.iter().map(|d| d.bytes).sum::<u64>(),
-            "root_blake3": root_hash.to_hex().to_string(),
-            "claim": report.claim,
-        }));
+        json_cmd::print(&json_cmd::solve_sharded(
+            position,
+            &plan,
+            &manifest,
+            &done,
+            [solve_time.as_secs_f64(), check_time.as_secs_f64()],
+            dir,
+            &report,
+            &root_hash.to_hex(),
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1996,36 +1989,17 @@ fn solve(
     );
     say!("result: {} wins", solved.winner);
     if json {
-        json_cmd::print(&serde_json::json!({
-            "command": "solve",
-            "sharded": false,
-            "position": json_cmd::position(&position),
-            "winner": solved.winner.name(),
-            "to_move_wins": solved.winner == position.to_move,
-            "first_move": first
-                .filter(|_| solved.winner == position.to_move)
-                .map(|m| m.notation(position.board)),
-            "nodes": {
-                "search": solved.search_nodes,
-                "extraction": solved.total_nodes - solved.search_nodes,
-                "total": solved.total_nodes,
-            },
-            "researches": solved.researches,
-            "sum_steps": solved.sums,
-            "sum_failures": solved.sum_failures,
-            "seconds": {
-                "search": solved.search_time.as_secs_f64(),
-                "extraction": solved.extract_time.as_secs_f64(),
-                "check": check_time.as_secs_f64(),
-            },
-            "certificate": {
-                "path": path.display().to_string(),
-                "bytes": bytes.len(),
-                "steps": report.steps,
-                "blake3": body_hash.to_hex().to_string(),
-            },
-            "claim": report.claim,
-        }));
+        let solved_first = first.filter(|_| solved.winner == position.to_move);
+        let file = (path.as_path(), bytes.len(), body_hash.to_hex().to_string());
+        let seconds = check_time.as_secs_f64();
+        json_cmd::print(&json_cmd::solve(
+            &position,
+            &solved,
+            solved_first,
+            file,
+            &report,
+            seconds,
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }
