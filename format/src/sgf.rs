@@ -21,6 +21,20 @@
 //! and SGF's `W` is [`Color::Black`] throughout ([`sgf_letter`], [`color_of_letter`]).
 //! Boards other than 10x10 without setup properties start from this project's
 //! small-board start ([`Position::small_board_start`]), with `B` (White) to move.
+//!
+//! # Example
+//!
+//! ```
+//! use amazons_format::{sgf, Color, Position};
+//!
+//! // The convention's own example, from its default 10x10 start.
+//! let game = sgf::read_game("(;FF[4]GM[18];B[djddgd];W[addgad])").unwrap();
+//! assert_eq!(game.setup, Position::standard_start());
+//! let board = game.setup.board;
+//! let (color, first) = game.moves[0];
+//! assert_eq!((color, first.notation(board).as_str()), (Color::White, "d1-d7xg7"));
+//! assert_eq!(sgf::move_value(board, first), "djddgd");
+//! ```
 
 use crate::board::{Board, Cell, Color, Move, Position, Square, MAX_SIDE};
 use std::fmt::Write as _;
