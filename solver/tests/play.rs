@@ -169,12 +169,32 @@ fn pipe_game(cert: &Path, seed: u64) -> (Position, Color, String) {
     drop(stdin);
     let status = child.wait().expect("amazons ends");
     let _ = reader.join();
-    assert!(status.success(), "exit {status:?}:\n{all}");
-    (pos, winner, all)
+    let mut stats = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut stats);
+    }
+    assert!(status.success(), "exit {status:?}:\n{all}\n{stats}");
+    (pos, winner, all + &stats)
 }
 
-/// Plays `games` random games and asserts the program won each.
-fn program_always_wins(cert: &Path, games: u64) {
+/// The count after `label: ` in the program's closing statistics line.
+fn stat(out: &str, label: &str) -> u64 {
+    out.lines()
+        .filter_map(|l| l.split(&format!("{label}: ")).nth(1))
+        .filter_map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+        .next_back()
+        .unwrap_or_else(|| panic!("no {label:?} count in:\n{out}"))
+}
+
+/// Plays `games` random games and asserts the program won each; returns the totals of
+/// shards entered, transpositions followed and moves found by solving.
+fn program_always_wins(cert: &Path, games: u64) -> [u64; 3] {
+    let mut totals = [0; 3];
     for seed in 0..games {
         let (pos, winner, out) = pipe_game(cert, 1000 + seed);
         let loser = winner.opponent();
@@ -190,12 +210,18 @@ fn program_always_wins(cert: &Path, games: u64) {
             out.contains(&format!("{loser} has no move: {winner} wins.")),
             "game {seed}: no verdict:\n{out}"
         );
+        totals[0] += stat(&out, "shards entered");
+        totals[1] += stat(&out, "transpositions followed");
+        totals[2] += stat(&out, "found by solving");
     }
+    totals
 }
 
 #[test]
 fn random_losing_moves_against_5x4_always_lose() {
-    program_always_wins(&workspace().join("certificates/5x4.cert.zst"), 12);
+    let [_, _, solved] = program_always_wins(&workspace().join("certificates/5x4.cert.zst"), 12);
+    // The 5x4 proof ends in leaves after a few plies: the games went on by solving.
+    assert!(solved > 0);
 }
 
 #[test]
@@ -216,7 +242,25 @@ fn random_losing_moves_against_a_sharded_4x4_always_lose() {
         .output()
         .expect("amazons runs");
     assert!(out.status.success(), "{out:?}");
-    program_always_wins(&dir, 12);
+    let [shards, transpositions, _] = program_always_wins(&dir, 12);
+    assert!(
+        shards > 0 && transpositions > 0,
+        "{shards} {transpositions}"
+    );
+}
+
+#[test]
+fn random_losing_moves_against_the_committed_sharded_results_lose() {
+    // 5x6 and 4x7: White wins with a fixed first move, one shard per Black reply; 6x4:
+    // Black refutes every White first move (mirror images by transposition).
+    for name in ["5x6", "6x4", "4x7"] {
+        let dir = workspace().join("certificates").join(name);
+        if !dir.join("manifest.cert.zst").exists() && !dir.join("manifest.cert").exists() {
+            panic!("certificates/{name} has no manifest");
+        }
+        let [shards, _, _] = program_always_wins(&dir, 2);
+        assert!(shards >= 2, "certificates/{name}: {shards} shards entered");
+    }
 }
 
 #[test]
