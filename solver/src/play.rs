@@ -32,6 +32,9 @@ pub struct Player {
     /// Moves answered from a stored proof / found by solving.
     pub from_proof: usize,
     pub solved: usize,
+    /// Why the certificate could not be followed, where it could not (a missing or damaged
+    /// shard, a malformed proof): the program then solves instead. Drained by [`run`].
+    pub notes: Vec<String>,
 }
 
 impl Player {
@@ -44,6 +47,7 @@ impl Player {
             opts,
             from_proof: 0,
             solved: 0,
+            notes: Vec::new(),
         }
     }
 
@@ -55,34 +59,51 @@ impl Player {
     /// The winner's move in `actual` (the winner to move).
     pub fn choose(&mut self, actual: &Position) -> Result<Move, PlayError> {
         if let Some(node) = self.node.take() {
-            let (node, kind) = self.strategy.resolve(node, actual)?;
-            if let Kind::Choice(m) = kind {
-                if !rules::is_legal(actual, m) {
-                    return Err(StrategyError::Game(format!(
-                        "the proof's move {} is illegal here",
-                        m.notation(actual.board)
-                    ))
-                    .into());
-                }
-                self.node = Some(Strategy::after_choice(&node));
-                self.from_proof += 1;
-                return Ok(m);
+            match self.from_certificate(node, actual) {
+                Ok(Some(m)) => return Ok(m),
+                Ok(None) => {}
+                Err(e) => self.notes.push(e.to_string()),
             }
         }
         self.solved += 1;
         self.solve_move(actual)
     }
 
-    /// Follows the loser's move `m`, played in `actual`.
-    pub fn observe(&mut self, actual: &Position, m: Move) -> Result<(), PlayError> {
-        self.node = match self.node.take() {
-            Some(node) => match self.strategy.resolve(node, actual)? {
-                (node, Kind::ReplyAll) => Some(Strategy::after_reply(&node, actual, m)?),
-                _ => None,
-            },
-            None => None,
+    /// The proof's move at `node`, if it has one there.
+    fn from_certificate(
+        &mut self,
+        node: Node,
+        actual: &Position,
+    ) -> Result<Option<Move>, StrategyError> {
+        let (node, kind) = self.strategy.resolve(node, actual)?;
+        let Kind::Choice(m) = kind else {
+            return Ok(None);
         };
-        Ok(())
+        if !rules::is_legal(actual, m) {
+            return Err(StrategyError::Game(format!(
+                "the proof's move {} is illegal here",
+                m.notation(actual.board)
+            )));
+        }
+        self.node = Some(Strategy::after_choice(&node));
+        self.from_proof += 1;
+        Ok(Some(m))
+    }
+
+    /// Follows the loser's move `m`, played in `actual`.
+    pub fn observe(&mut self, actual: &Position, m: Move) {
+        let Some(node) = self.node.take() else {
+            return;
+        };
+        let next = match self.strategy.resolve(node, actual) {
+            Ok((node, Kind::ReplyAll)) => Strategy::after_reply(&node, actual, m).map(Some),
+            Ok(_) => Ok(None),
+            Err(e) => Err(e),
+        };
+        match next {
+            Ok(node) => self.node = node,
+            Err(e) => self.notes.push(e.to_string()),
+        }
     }
 
     /// A winning move found by solving `actual` (past a leaf of the stored proof). The new
@@ -193,6 +214,12 @@ pub fn run(
         }
         if position.to_move == me {
             let m = player.choose(&position)?;
+            for note in player.notes.drain(..) {
+                writeln!(
+                    out,
+                    "(the certificate cannot be followed here: {note}; the program solves instead)"
+                )?;
+            }
             writeln!(out, "{me} plays {}", m.notation(position.board))?;
             position = rules::play(&position, m);
             continue;
@@ -232,7 +259,7 @@ pub fn run(
             }
         };
         writeln!(out, "{you} plays {}", m.notation(position.board))?;
-        player.observe(&position, m)?;
+        player.observe(&position, m);
         position = rules::play(&position, m);
     }
 }

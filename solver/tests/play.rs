@@ -247,6 +247,20 @@ fn random_losing_moves_against_a_sharded_4x4_always_lose() {
         shards > 0 && transpositions > 0,
         "{shards} {transpositions}"
     );
+    // Without its shard files the certificate cannot be followed past the manifest: the
+    // program says so and wins by solving.
+    for entry in std::fs::read_dir(dir.join("shards")).expect("shards") {
+        std::fs::remove_file(entry.expect("entry").path()).expect("remove");
+    }
+    for seed in 0..3 {
+        let (pos, winner, out) = pipe_game(&dir, 50 + seed);
+        assert!(
+            out.contains("the certificate cannot be followed here"),
+            "{out}"
+        );
+        assert_eq!(pos.to_move, winner.opponent());
+        assert!(rules::legal_moves(&pos).is_empty(), "{out}");
+    }
 }
 
 #[test]
