@@ -59,7 +59,7 @@ impl Player {
     /// The winner's move in `actual` (the winner to move).
     pub fn choose(&mut self, actual: &Position) -> Result<Move, PlayError> {
         if let Some(node) = self.node.take() {
-            match self.from_certificate(node, actual) {
+            match self.proof_move(node, actual) {
                 Ok(Some(m)) => return Ok(m),
                 Ok(None) => {}
                 Err(e) => self.notes.push(e.to_string()),
@@ -70,11 +70,7 @@ impl Player {
     }
 
     /// The proof's move at `node`, if it has one there.
-    fn from_certificate(
-        &mut self,
-        node: Node,
-        actual: &Position,
-    ) -> Result<Option<Move>, StrategyError> {
+    fn proof_move(&mut self, node: Node, actual: &Position) -> Result<Option<Move>, StrategyError> {
         let (node, kind) = self.strategy.resolve(node, actual)?;
         let Kind::Choice(m) = kind else {
             return Ok(None);
