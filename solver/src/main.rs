@@ -222,6 +222,10 @@ enum Command {
         #[arg(long, value_name = "MIB")]
         max_mib: Option<u64>,
     },
+    /// Write a static HTML report of a certificate or a sharded result (DIR: its
+    /// manifest and the shards it cites): header with the checker's verdict, boards, a
+    /// proof tree to browse, statistics. OUT is a directory; open OUT/index.html from disk.
+    Report(amazons_report::cli::ReportArgs),
     /// Check every certificate in a directory and write its index (DIR/index.md).
     Index {
         /// Directory holding *.cert files.
@@ -1070,6 +1074,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("{n}");
             Ok(ExitCode::SUCCESS)
         }
+        Command::Report(args) => amazons_report::cli::run(&args).map_err(|e| match e {
+            amazons_report::cli::CliError::Usage(m) => Usage(m).into(),
+            e => anyhow::Error::from(e),
+        }),
         Command::Show { board, setup } => {
             let position = setup.position(board.as_deref())?;
             print!("{}", position.render());

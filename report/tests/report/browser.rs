@@ -1,0 +1,300 @@
+//! The report in a real headless Chromium (ignored by default: needs Debian's `chromium`;
+//! `.ci/run` installs it and runs `cargo test --release -p amazons-report -- --ignored`).
+//!
+//! Chromium loads `index.html#m=...` from disk, runs the page's JavaScript (which loads
+//! the data scripts it needs) and dumps the DOM; the boards drawn there are compared cell
+//! by cell with the positions the checker's rules compute. Screenshots go to
+//! `target/report-screenshots/`.
+
+use amazons_checker::rules;
+use amazons_format::{stored, Action, Position, Step};
+use amazons_report::model::Leaf;
+use amazons_report::walk::Edge;
+use amazons_report::{build, edge_label, html, Options, Report};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The Chromium binary: `$AMAZONS_CHROMIUM`, else `chromium` (Debian) or `chromium-browser` on the PATH.
+fn chromium() -> PathBuf {
+    if let Some(p) = std::env::var_os("AMAZONS_CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser"] {
+            if dir.join(name).is_file() {
+                return dir.join(name);
+            }
+        }
+    }
+    panic!("chromium not found: install it (apt-get install chromium) or set AMAZONS_CHROMIUM");
+}
+
+/// The workspace's target directory (the test binary lives in target/PROFILE/deps).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}
+
+/// Runs headless Chromium on `url` with `extra` arguments; returns stdout and the wall time.
+fn chromium_run(url: &str, extra: &[&str]) -> (String, Duration) {
+    let profile = crate::scratch("chromium-profile");
+    let start = Instant::now();
+    let mut child = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--window-size=1280,1700",
+            "--virtual-time-budget=15000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
+        s
+    });
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = child.kill();
+            panic!("chromium did not finish {url} in 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = reader.join().unwrap();
+    let took = start.elapsed();
+    let _ = std::fs::remove_dir_all(&profile);
+    (out, took)
+}
+
+fn url(dir: &Path, fragment: &str) -> String {
+    let index = dir.join("index.html").canonicalize().unwrap();
+    format!("file://{}#m={fragment}", index.display())
+}
+
+fn dump(dir: &Path, fragment: &str) -> String {
+    let dom = chromium_run(&url(dir, fragment), &["--dump-dom"]).0;
+    assert!(dom.contains("<html"), "no DOM dumped for #{fragment}");
+    assert!(
+        dom.contains(&format!("data-ready=\"{fragment}\"")),
+        "the page did not finish rendering #m={fragment}: {}",
+        error_text(&dom)
+    );
+    dom
+}
+
+fn error_text(dom: &str) -> String {
+    dom.split("class=\"error\">")
+        .nth(1)
+        .map(|s| s.split('<').next().unwrap_or("").to_string())
+        .unwrap_or_else(|| "no error shown".to_string())
+}
+
+fn screenshot(dir: &Path, fragment: &str, name: &str) -> PathBuf {
+    let shots = target_dir().join("report-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let file = shots.join(name);
+    let _ = std::fs::remove_file(&file);
+    let (_, took) = chromium_run(
+        &url(dir, fragment),
+        &[&format!("--screenshot={}", file.display())],
+    );
+    assert!(
+        std::fs::metadata(&file).unwrap().len() > 10_000,
+        "{}",
+        file.display()
+    );
+    println!(
+        "screenshot: {} ({:.1} s)",
+        file.display(),
+        took.as_secs_f64()
+    );
+    file
+}
+
+/// The cells of the browser's board (`<div id="board">`), as `(square, character)`.
+fn board_cells(dom: &str) -> Vec<(String, char)> {
+    let start = dom
+        .find("id=\"board\"")
+        .expect("a board in the browser view");
+    let end = start + dom[start..].find("</svg>").unwrap();
+    dom[start..end]
+        .split("data-sq=\"")
+        .skip(1)
+        .map(|s| {
+            let sq = s.split('"').next().unwrap().to_string();
+            let c = s.split("data-c=\"").nth(1).unwrap().chars().next().unwrap();
+            (sq, c)
+        })
+        .collect()
+}
+
+/// The cells of `pos` in the same form.
+fn cells_of(pos: &Position) -> Vec<(String, char)> {
+    let (w, h) = (pos.board.width as usize, pos.board.height as usize);
+    let mut out = Vec::new();
+    for y in (0..h).rev() {
+        for x in 0..w {
+            let sq = pos.board.square(x, y);
+            out.push((pos.board.square_name(sq), pos.cells[sq as usize].to_char()));
+        }
+    }
+    out
+}
+
+fn write_report(input: &Path, name: &str, check: bool) -> (Report, PathBuf) {
+    let opts = Options {
+        check,
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let report = build(input, &opts).unwrap();
+    let out = target_dir().join("report-test").join(name);
+    html::write(&report, &out).unwrap();
+    let bytes: u64 = std::fs::read_dir(out.join("data"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum::<u64>()
+        + std::fs::metadata(out.join("index.html")).unwrap().len();
+    println!(
+        "report {name}: {} in {:.1} s, {} bytes, {} certificate files",
+        out.display(),
+        start.elapsed().as_secs_f64(),
+        bytes,
+        report.files.len()
+    );
+    (report, out)
+}
+
+/// The first move of a certificate file, read from its first step.
+fn first_choice(path: &Path) -> (Position, amazons_format::Move) {
+    let cert = amazons_format::decode(&stored::read(path).unwrap()).unwrap();
+    let Step::Choice(Action::Board(m)) = cert.steps[0] else {
+        panic!("{} does not start with a Choice", path.display());
+    };
+    (cert.root.position, m)
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium); run with --ignored"]
+fn five_by_four_report_in_chromium() {
+    let input = crate::certificates().join("5x4.cert.zst");
+    let (report, dir) = write_report(&input, "5x4", true);
+    let (root, first) = first_choice(&input);
+    let board = root.board;
+    let first_text = first.notation(board);
+    assert_eq!(first_text, "b1-b2xd2");
+    // The start page: the header's first move and the browser's one child, drawn by JS.
+    let dom = dump(&dir, "");
+    assert!(dom.contains(&format!(">{first_text}</a></figcaption>")));
+    assert!(
+        dom.contains(&format!("data-move=\"{first_text}\"")),
+        "the browser lists {first_text}"
+    );
+    assert!(dom.contains("class=\"ok\" id=\"verdict\">verified"));
+    assert_eq!(board_cells(&dom), cells_of(&root));
+    // One ply: the position after b1-b2xd2, every Black reply listed.
+    let after = rules::play(&root, first);
+    let dom = dump(&dir, &first_text);
+    assert_eq!(board_cells(&dom), cells_of(&after));
+    let replies = rules::legal_moves(&after);
+    for m in &replies {
+        assert!(dom.contains(&format!("data-move=\"{}\"", m.notation(board))));
+    }
+    // Two plies: the reply with the largest subproof, and White's answer listed.
+    let file = report.root();
+    let reply_node = file.nodes[0].first_child.unwrap();
+    let first_reply = file.nodes[reply_node].first_child.unwrap();
+    let pick = (first_reply..first_reply + replies.len())
+        .max_by_key(|&i| file.nodes[i].size)
+        .unwrap();
+    let Edge::Action(Action::Board(reply)) = file.nodes[pick].edge else {
+        panic!("a reply is a board move");
+    };
+    let fragment = format!("{first_text},{}", reply.notation(board));
+    let dom = dump(&dir, &fragment);
+    assert_eq!(board_cells(&dom), cells_of(&rules::play(&after, reply)));
+    assert!(dom.contains(&format!("data-path=\"{fragment}\"")));
+    let answer = file.nodes[pick].choice.unwrap().notation(board);
+    assert!(
+        dom.contains(&format!("data-move=\"{answer}\"")),
+        "White's answer {answer} listed"
+    );
+    // A move that is not there is reported, not drawn.
+    let dom = chromium_run(&url(&dir, "a1-a1xa1"), &["--dump-dom"]).0;
+    assert!(dom.contains("no child a1-a1xa1 here"));
+    screenshot(&dir, &fragment, "5x4.png");
+    screenshot(&dir, "", "5x4-start.png");
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium); run with --ignored"]
+fn five_by_six_report_in_chromium() {
+    let input = crate::certificates().join("5x6");
+    let (report, dir) = write_report(&input, "5x6", false);
+    let (root, first) = first_choice(&input.join("manifest.cert.zst"));
+    let board = root.board;
+    let first_text = first.notation(board);
+    let (dom, took) = chromium_run(&url(&dir, ""), &["--dump-dom"]);
+    println!(
+        "5x6 start page: chromium ran {:.1} s (start-up included)",
+        took.as_secs_f64()
+    );
+    assert!(dom.contains("data-ready=\"\""), "{}", error_text(&dom));
+    assert!(dom.contains(&format!("data-move=\"{first_text}\"")));
+    assert!(dom.contains("id=\"verdict\">not checked"));
+    assert!(dom.contains(&format!("Shards ({})", report.files.len() - 1)));
+    // Into a shard: the first reply proven by a shard, two plies from the root.
+    let file = report.root();
+    let replies = file.nodes[file.nodes[0].first_child.unwrap()]
+        .first_child
+        .unwrap();
+    let shard_reply = (replies..file.nodes.len())
+        .find(|&i| file.nodes[i].kind == 6)
+        .expect("a reply proven by a shard");
+    let reply_label = edge_label(file.nodes[shard_reply].edge, board).unwrap();
+    let Edge::Action(Action::Board(reply)) = file.nodes[shard_reply].edge else {
+        panic!("a reply is a board move");
+    };
+    let fragment = format!("{first_text},{reply_label}");
+    let start = Instant::now();
+    let dom = dump(&dir, &fragment);
+    println!(
+        "5x6 shard page: chromium ran {:.1} s (start-up included)",
+        start.elapsed().as_secs_f64()
+    );
+    let expected = rules::play(&rules::play(&root, first), reply);
+    assert_eq!(board_cells(&dom), cells_of(&expected));
+    assert!(dom.contains("In shard <code>"));
+    // The shard's own winning move is listed there.
+    let Some(Leaf::Shard { hash }) = file.nodes[shard_reply].leaf else {
+        panic!("a Shard leaf is drawn as one");
+    };
+    let shard_file = report
+        .files
+        .iter()
+        .find(|f| f.hash == hash)
+        .expect("the shard of that reply");
+    assert_eq!(shard_file.root.position, expected);
+    let answer = shard_file.nodes[0].choice.unwrap().notation(board);
+    assert!(dom.contains(&format!("data-move=\"{answer}\"")));
+    screenshot(&dir, "", "5x6.png");
+    screenshot(&dir, &format!("{fragment},{answer}"), "5x6-shard.png");
+}
