@@ -1,6 +1,7 @@
 //! The `amazons report` command line: its arguments, and a run that writes the report and prints a summary.
 
 use crate::{build, html, Options, ReportError, Verdict};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -61,27 +62,32 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode, CliError> {
     html::write(&report, &args.out).map_err(CliError::Report)?;
     let (files, bytes) = dir_size(&args.out);
     let kept: usize = report.files.iter().map(|f| f.nodes.len()).sum();
-    println!(
+    say(format_args!(
         "wrote {}: {} certificate file(s), {} steps, {kept} nodes kept, {files} files, {bytes} bytes, in {:.1} s ({read_secs:.1} s reading and checking)",
         args.out.join("index.html").display(),
         report.files.len(),
         report.total_steps(),
         start.elapsed().as_secs_f64()
-    );
+    ));
     Ok(match &report.verdict {
         Verdict::NotChecked => {
-            println!("checker: not checked");
+            say(format_args!("checker: not checked"));
             ExitCode::SUCCESS
         }
         Verdict::Verified(line) => {
-            println!("checker: {line}");
+            say(format_args!("checker: {line}"));
             ExitCode::SUCCESS
         }
         Verdict::Wrong(msg) => {
-            println!("checker: REJECTED\n{msg}");
+            say(format_args!("checker: REJECTED\n{msg}"));
             ExitCode::from(1)
         }
     })
+}
+
+/// Writes a line to stdout; a reader that closed the pipe (`... | head -1`) is not an error.
+fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
 /// Number of files and bytes under `dir`.

@@ -315,9 +315,9 @@ fn index_html(report: &Report) -> String {
         report.options.max_nodes
     );
     h.push_str(&stats_html(report));
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<p class=\"more\">Made by <code>amazons report</code>. Needs no server: the data files in <code>data/</code> are loaded as scripts when the browser reaches them.</p><script>window.AMZ_SUMMARY={};</script><script>{JS}</script></body></html>\n",
+        "<p class=\"more\">Made by <code>amazons report</code>. Needs no server: the data files in <code>data/</code> are loaded as scripts when the browser reaches them.</p><script>window.AMZ_SUMMARY={};</script><script>{JS}</script></body></html>",
         summary_json(report)
     );
     h

@@ -192,6 +192,9 @@ pub fn edge_label(edge: Edge, board: amazons_format::Board) -> Option<String> {
     }
 }
 
+/// A file read, with the hashes of the shards it cites.
+type Done = (FileData, Vec<[u8; 32]>);
+
 enum Job {
     Root(PathBuf),
     Shard(PathBuf),
@@ -201,12 +204,12 @@ struct Queue {
     jobs: VecDeque<Job>,
     seen: HashSet<[u8; 32]>,
     busy: usize,
-    done: Vec<(FileData, Vec<[u8; 32]>)>,
+    done: Vec<Done>,
     error: Option<ReportError>,
 }
 
 /// Reads, walks and keeps the nodes of one file; returns it with the hashes it cites.
-fn process(job: &Job, max_nodes: usize) -> Result<(FileData, Vec<[u8; 32]>), ReportError> {
+fn process(job: &Job, max_nodes: usize) -> Result<Done, ReportError> {
     let path = match job {
         Job::Root(p) | Job::Shard(p) => p.clone(),
     };
@@ -268,7 +271,7 @@ fn run_jobs(
     index: &ShardIndex,
     dir: &Path,
     opts: &Options,
-) -> Result<Vec<(FileData, Vec<[u8; 32]>)>, ReportError> {
+) -> Result<Vec<Done>, ReportError> {
     let queue = Mutex::new(Queue {
         jobs: VecDeque::from([Job::Root(root)]),
         seen: HashSet::new(),

@@ -60,6 +60,7 @@ async function cellsOf(f, id) {
 function sqName(sq) { return String.fromCharCode(97 + (sq % S.w)) + (Math.floor(sq / S.w) + 1); }
 function esc(t) { return String(t).replace(/[&<>"]/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
 function fmt(n) { return Number(n).toLocaleString("en-US"); }
+function steps(n) { return fmt(n) + (Number(n) === 1 ? " step" : " steps"); }
 const C = 36, M = 18;
 function center(sq) { const x = sq % S.w, y = Math.floor(sq / S.w); return [M + x * C + C / 2, M + (S.h - 1 - y) * C + C / 2]; }
 // An SVG board: cells carry data-sq (name) and data-c (X O # .) for tests and tools.
@@ -71,10 +72,10 @@ function boardSvg(cells, opt) {
     const sq = y * S.w + x, c = cells[sq], px = M + x * C, py = M + (S.h - 1 - y) * C;
     s += `<rect class="sq ${(x + y) % 2 ? "l" : "d"}${c === "#" ? " arrow" : ""}" data-sq="${sqName(sq)}" data-c="${c}" x="${px}" y="${py}" width="${C}" height="${C}"/>`;
   }
-  for (const mark of opt.marks || []) for (const sq of mark.squares) {
+  for (const mark of opt.marks || []) for (const [j, sq] of mark.squares.entries()) {
     const x = sq % S.w, y = Math.floor(sq / S.w);
     s += `<rect class="mark" x="${M + x * C + 2}" y="${M + (S.h - 1 - y) * C + 2}" width="${C - 4}" height="${C - 4}" style="fill:${mark.color}"/>`;
-    if (mark.label) s += `<text class="marklabel" x="${M + x * C + 4}" y="${M + (S.h - 1 - y) * C + 12}">${esc(mark.label)}</text>`;
+    if (mark.label && j === 0) s += `<text class="marklabel" x="${M + x * C + 4}" y="${M + (S.h - 1 - y) * C + 12}">${esc(mark.label)}</text>`;
   }
   cells.forEach((c, sq) => {
     const [cx, cy] = center(sq);
@@ -108,7 +109,7 @@ function leafHtml(n, marks, moves) {
   if (x.u) {
     x.u.c.forEach((part, i) => marks.push({ squares: part[0], color: PALETTE[i % PALETTE.length], label: String(i + 1) }));
     const rows = x.u.c.map((part, i) => `<tr><td style="background:${PALETTE[i % PALETTE.length]}">${i + 1}</td><td>${part[0].map(sqName).join(" ")}</td><td>${part[2] ? "&gt; " : "&ge; "}${part[1]}</td></tr>`).join("");
-    return `<div class="leaf" id="leaf"><h4>Sum of components</h4><p>The arrows split the board into independent components, each with a bound from the winner's side; they add up to s = ${x.u.s} (sum of bounds + spare moves), which wins. Each component's own proof is a child below.</p><table><tr><th>component</th><th>squares</th><th>bound</th></tr>${rows}</table></div>`;
+    return `<div class="leaf" id="leaf"><h4>Sum of components</h4><p>The arrows split the board into independent components, each with a bound from the winner's side; they add up to s = ${x.u.s} (sum of bounds + spare moves); the winner wins when s &ge; 1, or s = 0 with the loser to move or a strict bound. Each component's own proof is a child below.</p><table><tr><th>component</th><th>squares</th><th>bound</th></tr>${rows}</table></div>`;
   }
   if (x.t) {
     const t = x.t, link = t.n >= 0 ? ` <a href="#" data-cite="${t.n}">go to the proof of the cited claim</a>` : " (proved outside the nodes kept in this report)";
@@ -150,7 +151,7 @@ async function show(labels) {
     const max = Math.max(1, ...list.map(c => c.node[4]));
     for (const c of list) {
       const k = c.node, href = "#m=" + labels.concat([k[1]]).join(",");
-      items += `<li><a class="mv" href="${href}" data-move="${esc(k[1])}">${esc(k[1])}</a> <span class="kind">${k[8].a ? "&rarr; " + esc(k[8].a) : KINDS[k[2]]}</span> <span class="steps">${fmt(k[4])} steps</span><span class="bar" style="width:${(200 * k[4] / max).toFixed(1)}px"></span></li>`;
+      items += `<li><a class="mv" href="${href}" data-move="${esc(k[1])}">${esc(k[1])}</a> <span class="kind">${k[8].a ? "&rarr; " + esc(k[8].a) : KINDS[k[2]]}</span> <span class="steps">${steps(k[4])}</span><span class="bar" style="width:${(200 * k[4] / max).toFixed(1)}px"></span></li>`;
     }
   }
   const kidsHtml = n[6] === 0 ? "" : list
@@ -159,7 +160,7 @@ async function show(labels) {
   const shard = shown.f !== last.f || shown.f !== 0 ? `<p class="shard">In shard <code>${esc(file.n)}</code> (${fmt(file.s)} steps, ${fmt(file.t)} with the shards it cites).</p>` : "";
   const spare = n[8].sp ? `, ${n[8].sp > 0 ? "Black" : "White"} holding ${Math.abs(n[8].sp)} spare move(s)` : "";
   view.innerHTML = `<nav id="crumbs">${crumbs}</nav>${shard}
-<p class="claim" id="claim">${sideName(n[8].w)} to move${spare}; ${esc(file.win)} wins. Rule: <b>${KINDS[n[2]]}</b>; ${fmt(n[4])} steps in this subproof.</p>
+<p class="claim" id="claim">${sideName(n[8].w)} to move${spare}; ${esc(file.win)} wins. Rule: <b>${KINDS[n[2]]}</b>; ${steps(n[4])} in this subproof.</p>
 <div class="split"><div id="board" data-path="${esc(labels.join(","))}">${boardSvg(cells, { marks, moves })}</div><div>${leaf}${kidsHtml}</div></div>`;
   view.querySelectorAll("a[data-cite]").forEach(a => a.addEventListener("click", async ev => {
     ev.preventDefault();

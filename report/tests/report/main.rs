@@ -14,6 +14,6 @@ pub fn certificates() -> PathBuf {
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("amazons-report-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&dir).expect("a scratch directory can be made");
     dir
 }
