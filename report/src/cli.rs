@@ -53,6 +53,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode, CliError> {
     if let Some(t) = args.threads {
         opts.threads = t;
     }
+    html::check_target(&args.out).map_err(|e| CliError::Usage(e.to_string()))?;
     let start = Instant::now();
     let report = build(&args.input, &opts).map_err(|e| match e {
         ReportError::Output { .. } => CliError::Report(e),

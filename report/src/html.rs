@@ -146,6 +146,22 @@ fn write_file(path: &Path, text: &str) -> Result<(), ReportError> {
     })
 }
 
+/// Whether `out` may be written: it does not exist, or is an empty directory or a report
+/// (holds `index.html`), which is then replaced. Anything else is left alone.
+pub fn check_target(out: &Path) -> Result<(), ReportError> {
+    if !out.exists() {
+        return Ok(());
+    }
+    let empty = || std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+    if out.is_dir() && (out.join("index.html").is_file() || empty()) {
+        return Ok(());
+    }
+    Err(ReportError::Output {
+        path: out.to_path_buf(),
+        reason: "exists and is not a report directory (no index.html); not replaced".to_string(),
+    })
+}
+
 /// Writes the report to the directory `out`: built in a temporary directory beside it,
 /// then renamed into place (an existing report there is replaced; any other existing
 /// path is left alone and is an error).
@@ -154,21 +170,7 @@ pub fn write(report: &Report, out: &Path) -> Result<(), ReportError> {
         path: path.to_path_buf(),
         reason: e.to_string(),
     };
-    if out.exists() {
-        let is_report = out.is_dir()
-            && (out.join("index.html").is_file()
-                || std::fs::read_dir(out)
-                    .map_err(|e| err(out, e))?
-                    .next()
-                    .is_none());
-        if !is_report {
-            return Err(ReportError::Output {
-                path: out.to_path_buf(),
-                reason: "exists and is not a report directory (no index.html); not replaced"
-                    .to_string(),
-            });
-        }
-    }
+    check_target(out)?;
     let name = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -2,6 +2,7 @@
 
 use amazons_checker::rules;
 use amazons_format::{stored, Action, Step};
+use amazons_report::model::Leaf;
 use amazons_report::walk::Edge;
 use amazons_report::{build, edge_label, html, Options, Report, Verdict};
 
@@ -149,4 +150,68 @@ fn damaged_input_is_an_error_not_a_panic() {
     assert!(build(&tmp, &opts(false)).is_err());
     assert!(build(&tmp.join("none.cert"), &opts(false)).is_err());
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn leaves_are_drawn_with_the_numbers_that_justify_them() {
+    let opts = Options {
+        max_nodes: 12_000,
+        ..opts(false)
+    };
+    let report = build(&amazons_report_cert("4x5.cert.zst"), &opts).unwrap();
+    let file = report.root();
+    let mut seen = [0usize; 4];
+    for (id, node) in file.nodes.iter().enumerate() {
+        match &node.leaf {
+            Some(Leaf::Outlast {
+                moves,
+                region,
+                bound,
+                x,
+                y,
+                winner_to_move,
+            }) => {
+                seen[0] += 1;
+                // SPEC 5.4 as the checker applies it: k + x >= M + y (+1 winner to move).
+                let k = moves.len() as u64 + *x as u64;
+                assert!(
+                    k >= bound + *y as u64 + u64::from(*winner_to_move),
+                    "node {id}"
+                );
+                let sum: u64 = region
+                    .iter()
+                    .map(|p| p.exact.map_or(p.empties as u64, u64::from))
+                    .sum();
+                assert_eq!(sum, *bound);
+                assert!(region
+                    .iter()
+                    .all(|p| p.exact.is_none_or(|e| e as usize <= p.empties)));
+            }
+            Some(Leaf::Sum { parts, s }) => {
+                seen[1] += 1;
+                assert!(*s >= 0, "node {id}");
+                let children = parts.len() + parts.iter().filter(|p| p.2).count();
+                assert_eq!(node.child_count, children);
+                // The components are disjoint.
+                let mut all: Vec<usize> = parts.iter().flat_map(|p| p.0.clone()).collect();
+                let n = all.len();
+                all.sort_unstable();
+                all.dedup();
+                assert_eq!(all.len(), n);
+            }
+            Some(Leaf::Transposition { node: cited, .. }) => {
+                seen[2] += 1;
+                if let Some(c) = cited {
+                    // Proven before this step, and not an ancestor.
+                    assert!(file.nodes[*c].step as u64 + file.nodes[*c].size <= node.step as u64);
+                }
+            }
+            Some(Leaf::NoMove) => seen[3] += 1,
+            _ => {}
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "every kind of leaf among the kept nodes: {seen:?}"
+    );
 }
