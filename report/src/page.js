@@ -118,9 +118,9 @@ function leafHtml(n, marks, moves) {
   if (n[2] === 2) return `<div class="leaf" id="leaf"><h4>No move</h4><p>${sideName(x.w)} is to move and has no move: ${sideName(x.w)} loses.</p></div>`;
   return "";
 }
-let current = null;
+let current = null, shows = 0;
 async function show(labels) {
-  const view = document.getElementById("view");
+  const view = document.getElementById("view"), token = ++shows;
   let trail;
   try {
     let cur = { f: 0, id: 0 };
@@ -134,7 +134,7 @@ async function show(labels) {
       trail.push(cur);
     }
   } catch (e) {
-    view.innerHTML = `<p class="error">${esc(e.message)}</p>`;
+    if (token === shows) view.innerHTML = `<p class="error">${esc(e.message)}</p>`;
     return;
   }
   const last = trail[trail.length - 1], shown = await enter(last), n = await getNode(shown.f, shown.id);
@@ -154,6 +154,7 @@ async function show(labels) {
       items += `<li><a class="mv" href="${href}" data-move="${esc(k[1])}">${esc(k[1])}</a> <span class="kind">${k[8].a ? "&rarr; " + esc(k[8].a) : KINDS[k[2]]}</span> <span class="steps">${steps(k[4])}</span><span class="bar" style="width:${(200 * k[4] / max).toFixed(1)}px"></span></li>`;
     }
   }
+  if (token !== shows) return; // a later navigation has started: leave the view to it
   const kidsHtml = n[6] === 0 ? "" : list
     ? `<h4>${n[2] === 1 ? "Every reply" : n[2] === 4 ? "The components' proofs" : "The winning move"} (${n[6]}), with the size of its subproof</h4><ol id="children">${items}</ol>`
     : `<p class="more">${n[6]} children, ${fmt(n[4] - 1)} steps below: not kept in this report (a larger <code>--max-nodes</code> keeps more).</p>`;
@@ -186,7 +187,22 @@ async function pathTo(f, id) {
 function route() {
   const m = /^#m=(.*)$/.exec(decodeURIComponent(location.hash));
   const labels = m && m[1] ? m[1].split(",").filter(Boolean) : [];
-  show(labels);
+  return show(labels);
+}
+// #click=m1,m2,...: start at the root and click the listed moves one after another, as a
+// reader would (used by the browser tests; the address then becomes #m=m1,m2,...).
+async function clickThrough(moves) {
+  await show([]);
+  const done = [];
+  for (const mv of moves) {
+    const a = [...document.querySelectorAll("#children a.mv")].find(x => x.dataset.move === mv);
+    if (!a) { document.getElementById("view").insertAdjacentHTML("afterbegin", `<p class="error">no link ${esc(mv)} to click</p>`); return; }
+    done.push(mv);
+    a.click();
+    for (let i = 0; i < 500 && document.body.dataset.ready !== done.join(","); i++) await new Promise(r => setTimeout(r, 20));
+  }
 }
 window.addEventListener("hashchange", route);
-route();
+const click = /^#click=(.*)$/.exec(decodeURIComponent(location.hash));
+if (click) clickThrough(click[1].split(",").filter(Boolean));
+else route();

@@ -86,23 +86,41 @@ fn chromium_run(url: &str, extra: &[&str]) -> (String, Duration) {
     (out, took)
 }
 
-fn url(dir: &Path, fragment: &str) -> String {
+/// The report's page with the URL fragment `#hash`.
+fn url_hash(dir: &Path, hash: &str) -> String {
     let index = dir
         .join("index.html")
         .canonicalize()
         .expect("the report's index.html exists");
-    format!("file://{}#m={fragment}", index.display())
+    format!("file://{}#{hash}", index.display())
 }
 
-fn dump(dir: &Path, fragment: &str) -> String {
-    let dom = chromium_run(&url(dir, fragment), &["--dump-dom"]).0;
-    assert!(dom.contains("<html"), "no DOM dumped for #{fragment}");
+/// The page showing the position after the moves in `fragment` (`#m=m1,m2,...`).
+fn url(dir: &Path, fragment: &str) -> String {
+    url_hash(dir, &format!("m={fragment}"))
+}
+
+/// The DOM once the page shows `ready` (the moves from the root, comma-separated).
+fn dump_hash(dir: &Path, hash: &str, ready: &str) -> String {
+    let dom = chromium_run(&url_hash(dir, hash), &["--dump-dom"]).0;
+    assert!(dom.contains("<html"), "no DOM dumped for #{hash}");
     assert!(
-        dom.contains(&format!("data-ready=\"{fragment}\"")),
-        "the page did not finish rendering #m={fragment}: {}",
+        dom.contains(&format!("data-ready=\"{ready}\"")),
+        "the page did not finish rendering #{hash}: {}",
         error_text(&dom)
     );
     dom
+}
+
+/// The DOM of the page opened at `#m=fragment`.
+fn dump(dir: &Path, fragment: &str) -> String {
+    dump_hash(dir, &format!("m={fragment}"), fragment)
+}
+
+/// The DOM after the page, opened at the root, had the links of `moves` clicked one after
+/// another (its `#click=` fragment: the page clicks the links itself).
+fn dump_clicks(dir: &Path, moves: &str) -> String {
+    dump_hash(dir, &format!("click={moves}"), moves)
 }
 
 fn error_text(dom: &str) -> String {
@@ -237,7 +255,7 @@ fn five_by_four_report_in_chromium() {
     for m in &replies {
         assert!(dom.contains(&format!("data-move=\"{}\"", m.notation(board))));
     }
-    // Two plies: the reply with the largest subproof, and White's answer listed.
+    // Two plies, clicked: the reply with the largest subproof, and White's answer listed.
     let file = report.root();
     let reply_node = file.nodes[0].first_child.unwrap();
     let first_reply = file.nodes[reply_node].first_child.unwrap();
@@ -248,7 +266,7 @@ fn five_by_four_report_in_chromium() {
         panic!("a reply is a board move");
     };
     let fragment = format!("{first_text},{}", reply.notation(board));
-    let dom = dump(&dir, &fragment);
+    let dom = dump_clicks(&dir, &fragment);
     assert_eq!(board_cells(&dom), cells_of(&rules::play(&after, reply)));
     assert!(dom.contains(&format!("data-path=\"{fragment}\"")));
     let answer = file.nodes[pick].choice.unwrap().notation(board);
@@ -256,9 +274,13 @@ fn five_by_four_report_in_chromium() {
         dom.contains(&format!("data-move=\"{answer}\"")),
         "White's answer {answer} listed"
     );
-    // A move that is not there is reported, not drawn.
+    // The same position opened by its address; a move that is not there is reported.
+    let direct = dump(&dir, &fragment);
+    assert_eq!(board_cells(&direct), board_cells(&dom));
     let dom = chromium_run(&url(&dir, "a1-a1xa1"), &["--dump-dom"]).0;
     assert!(dom.contains("no child a1-a1xa1 here"));
+    let dom = chromium_run(&url_hash(&dir, "click=a1-a1xa1"), &["--dump-dom"]).0;
+    assert!(dom.contains("no link a1-a1xa1 to click"));
     screenshot(&dir, &fragment, "5x4.png");
     screenshot(&dir, "", "5x4-start.png");
 }
@@ -294,7 +316,7 @@ fn five_by_six_report_in_chromium() {
     };
     let fragment = format!("{first_text},{reply_label}");
     let start = Instant::now();
-    let dom = dump(&dir, &fragment);
+    let dom = dump_clicks(&dir, &fragment);
     println!(
         "5x6 shard page: chromium ran {:.1} s (start-up included)",
         start.elapsed().as_secs_f64()
