@@ -94,7 +94,7 @@ function boardSvg(cells, opt) {
 }
 const PALETTE = ["rgba(66,133,244,.35)", "rgba(219,68,55,.35)", "rgba(15,157,88,.35)", "rgba(244,180,0,.4)", "rgba(171,71,188,.35)", "rgba(0,172,193,.35)"];
 function sideName(w) { return w === "w" ? "White" : "Black"; }
-function leafHtml(n, marks, moves) {
+function leafHtml(n, marks, moves, citePath) {
   const x = n[8];
   if (x.o) {
     const o = x.o;
@@ -112,7 +112,7 @@ function leafHtml(n, marks, moves) {
     return `<div class="leaf" id="leaf"><h4>Sum of components</h4><p>The arrows split the board into independent components, each with a bound from the winner's side; they add up to s = ${x.u.s} (sum of bounds + spare moves); the winner wins when s &ge; 1, or s = 0 with the loser to move or a strict bound. Each component's own proof is a child below.</p><table><tr><th>component</th><th>squares</th><th>bound</th></tr>${rows}</table></div>`;
   }
   if (x.t) {
-    const t = x.t, link = t.n >= 0 ? ` <a href="#" data-cite="${t.n}">go to the proof of the cited claim</a>` : " (proved outside the nodes kept in this report)";
+    const t = x.t, link = citePath ? ` <a id="citelink" href="#m=${esc(citePath.join(","))}">Go to its proof.</a>` : " (Its proof is outside the nodes kept in this report.)";
     return `<div class="leaf" id="leaf"><h4>Transposition</h4><p>This claim, mapped by the symmetry <b>${esc(t.y)}</b>, is the claim below, proven earlier in this certificate.${link}</p>${boardSvg(parseGrid(t.p))}</div>`;
   }
   if (n[2] === 2) return `<div class="leaf" id="leaf"><h4>No move</h4><p>${sideName(x.w)} is to move and has no move: ${sideName(x.w)} loses.</p></div>`;
@@ -144,7 +144,8 @@ async function show(labels) {
   let crumbs = `<a href="#m=">start</a>`;
   labels.forEach((lab, i) => { crumbs += ` &rsaquo; <a href="#m=${labels.slice(0, i + 1).join(",")}">${esc(lab)}</a>`; });
   const marks = [], moves = leafNode[7] ? [leafNode[7]] : [];
-  const leaf = leafHtml(n, marks, moves);
+  const citePath = n[8].t && n[8].t.n >= 0 ? await pathTo(shown.f, n[8].t.n) : null;
+  const leaf = leafHtml(n, marks, moves, citePath);
   const list = await kids(shown.f, n);
   let items = "";
   if (list) {
@@ -163,10 +164,6 @@ async function show(labels) {
   view.innerHTML = `<nav id="crumbs">${crumbs}</nav>${shard}
 <p class="claim" id="claim">${sideName(n[8].w)} to move${spare}; ${esc(file.win)} wins. Rule: <b>${KINDS[n[2]]}</b>; ${steps(n[4])} in this subproof.</p>
 <div class="split"><div id="board" data-path="${esc(labels.join(","))}">${boardSvg(cells, { marks, moves })}</div><div>${leaf}${kidsHtml}</div></div>`;
-  view.querySelectorAll("a[data-cite]").forEach(a => a.addEventListener("click", async ev => {
-    ev.preventDefault();
-    location.hash = "#m=" + (await pathTo(shown.f, Number(a.dataset.cite))).join(",");
-  }));
   document.body.dataset.ready = labels.join(",");
 }
 async function enter(cur) {

@@ -281,6 +281,30 @@ fn five_by_four_report_in_chromium() {
     assert!(dom.contains("no child a1-a1xa1 here"));
     let dom = chromium_run(&url_hash(&dir, "click=a1-a1xa1"), &["--dump-dom"]).0;
     assert!(dom.contains("no link a1-a1xa1 to click"));
+    // A transposition leaf: its link leads to the proof of the claim it cites, whose
+    // board is the leaf's position mapped by the symmetry.
+    let (leaf, cited, node) = file
+        .nodes
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| match &n.leaf {
+            Some(Leaf::Transposition {
+                cited,
+                node: Some(c),
+                ..
+            }) => Some((i, cited.clone(), *c)),
+            _ => None,
+        })
+        .expect("a kept transposition citing a kept node");
+    let dom = dump(&dir, &report.path(0, leaf).join(","));
+    assert!(dom.contains("<h4>Transposition</h4>"));
+    let href = dom
+        .split("id=\"citelink\" href=\"#m=")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("a link to the cited claim's proof");
+    assert_eq!(href, report.path(0, node).join(","));
+    assert_eq!(board_cells(&dump(&dir, href)), cells_of(&cited));
     screenshot(&dir, &fragment, "5x4.png");
     screenshot(&dir, "", "5x4-start.png");
 }
