@@ -320,7 +320,8 @@ fn index_html(report: &Report) -> String {
     let _ = writeln!(
         h,
         "<p class=\"more\">Made by <code>amazons report</code>. Needs no server: the data files in <code>data/</code> are loaded as scripts when the browser reaches them.</p><script>window.AMZ_SUMMARY={};</script><script>{JS}</script></body></html>",
-        summary_json(report)
+        // `</` inside a script element would end it early.
+        summary_json(report).to_string().replace("</", "<\\/")
     );
     h
 }
