@@ -90,6 +90,52 @@ impl std::ops::Add for Bound {
 }
 
 impl Thermograph {
+    /// Bounds on the game from its thermograph (paper II-D1 and II-D2): lower from the
+    /// right stop, upper from the left stop; a bound is plain where its wall is vertical
+    /// just below 0 and relaxed where it is diagonal. When both stops coincide (a number
+    /// plus an infinitesimal), the shape gives the infinitesimal's type: mast `[x, x]`,
+    /// positive `(x, x+e]`, negative `[x-e, x)`, fuzzy `[x-e, x+e]`.
+    pub fn bounds(&self) -> (Bound, Bound) {
+        let (ls, rs) = (self.left_stop(), self.right_stop());
+        let lv = self.left_vertical_below_zero();
+        let rv = self.right_vertical_below_zero();
+        let kind = |vertical: bool| {
+            if vertical {
+                BoundKind::Plain
+            } else {
+                BoundKind::Relaxed
+            }
+        };
+        if ls == rs {
+            let (lo, hi) = match (lv, rv) {
+                (true, true) => (BoundKind::Plain, BoundKind::Plain),
+                (false, true) => (BoundKind::Tightened, BoundKind::Relaxed),
+                (true, false) => (BoundKind::Relaxed, BoundKind::Tightened),
+                (false, false) => (BoundKind::Relaxed, BoundKind::Relaxed),
+            };
+            return (
+                Bound {
+                    value: rs,
+                    kind: lo,
+                },
+                Bound {
+                    value: ls,
+                    kind: hi,
+                },
+            );
+        }
+        (
+            Bound {
+                value: rs,
+                kind: kind(rv),
+            },
+            Bound {
+                value: ls,
+                kind: kind(lv),
+            },
+        )
+    }
+
     /// Classification from the thermograph alone (`*` cannot be told from other nimbers,
     /// so it comes out as a fuzzy infinitesimal; numbers by a temperature below 0).
     pub fn classify(&self) -> Class {

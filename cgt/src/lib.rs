@@ -12,39 +12,32 @@
 //! * [`snapshot`]: a store's games written out and read back under the same ids
 //!   (checkpoints of long database builds).
 //! * [`amazons`]: plain Amazons move generation and the canonical value of a small area.
+//!
+//! Modules in layers, each using only those below it: `rational`, `fx`, `error`;
+//! `thermograph` (walls as functions, no games) and `bits` (area bitboards); `game` (the
+//! store and its algebra); `thermography`, `snapshot`; `print`, `parse`; `classify`;
+//! `amazons`.
 
 pub mod amazons;
+mod bits;
 pub mod classify;
+mod error;
 mod fx;
 pub mod game;
 pub mod parse;
+mod print;
 pub mod rational;
 pub mod snapshot;
 pub mod thermograph;
+mod thermography;
 
 pub use amazons::{
     followers, followers_limited, search_first_player_wins, search_first_player_wins_limited,
     DEFAULT_FOLLOWER_LIMIT,
 };
 pub use classify::{Bound, BoundKind, Class, InfKind};
+pub use error::CgtError;
 pub use game::{GameId, GameStore, Nus, Outcome};
 pub use rational::Rational;
 pub use snapshot::SnapshotError;
 pub use thermograph::{Thermograph, Trajectory};
-
-/// Errors of this crate.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CgtError {
-    /// A game string could not be parsed.
-    #[error("cannot parse game {text:?}: {reason}")]
-    Parse { text: String, reason: String },
-    /// A thermograph string could not be parsed.
-    #[error("cannot parse thermograph: {0}")]
-    ThermographParse(String),
-    /// The area has more followers than the limit allows.
-    #[error("area too complex: more than {limit} followers")]
-    TooComplex { limit: usize },
-    /// The position is not valid (cells do not match the board).
-    #[error("invalid position: {0}")]
-    InvalidPosition(String),
-}

@@ -1,8 +1,8 @@
 //! A parser for CGSuite game notation: `{a,b|c}`, slashes `{4||2|0}`, numbers `-3/4`, `*2`, `^`, `v*`, `^^`, `+-1`, `+-{1,{2|0}}`.
 
+use crate::error::CgtError;
 use crate::game::{GameId, GameStore};
 use crate::rational::Rational;
-use crate::CgtError;
 
 struct Parser<'a> {
     s: &'a [u8],

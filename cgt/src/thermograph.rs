@@ -1,4 +1,4 @@
-//! Subzero thermographs (tax down to -1, Berlekamp's economist's view): exact piecewise-linear walls computed from canonical forms, in CGSuite's point notation.
+//! Subzero thermographs (tax down to -1, Berlekamp's economist's view): exact piecewise-linear walls in CGSuite's point notation (the thermograph of a game is in `thermography`).
 //!
 //! A [`Trajectory`] is a continuous piecewise-linear function `x(t)` of the temperature
 //! `t >= -1`, given by its breakpoints and the slope beyond the last one. The left and
@@ -9,12 +9,9 @@
 //! nearest to 0) and stays vertical until a scaffold pushes it. Integers have a plain mast.
 //! This reproduces CGSuite's thermographs.
 
-use crate::classify::{Bound, BoundKind};
-use crate::game::{GameId, GameStore};
+use crate::error::CgtError;
 use crate::rational::Rational;
-use crate::CgtError;
 use std::fmt;
-use std::sync::Arc;
 
 /// A continuous piecewise-linear function of the temperature on `[-1, inf)`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -350,52 +347,6 @@ impl Thermograph {
         self.right.slope_below(Rational::ZERO) == Rational::ZERO
     }
 
-    /// Bounds on the game from its thermograph (paper II-D1 and II-D2): lower from the
-    /// right stop, upper from the left stop; a bound is plain where its wall is vertical
-    /// just below 0 and relaxed where it is diagonal. When both stops coincide (a number
-    /// plus an infinitesimal), the shape gives the infinitesimal's type: mast `[x, x]`,
-    /// positive `(x, x+e]`, negative `[x-e, x)`, fuzzy `[x-e, x+e]`.
-    pub fn bounds(&self) -> (Bound, Bound) {
-        let (ls, rs) = (self.left_stop(), self.right_stop());
-        let lv = self.left_vertical_below_zero();
-        let rv = self.right_vertical_below_zero();
-        let kind = |vertical: bool| {
-            if vertical {
-                BoundKind::Plain
-            } else {
-                BoundKind::Relaxed
-            }
-        };
-        if ls == rs {
-            let (lo, hi) = match (lv, rv) {
-                (true, true) => (BoundKind::Plain, BoundKind::Plain),
-                (false, true) => (BoundKind::Tightened, BoundKind::Relaxed),
-                (true, false) => (BoundKind::Relaxed, BoundKind::Tightened),
-                (false, false) => (BoundKind::Relaxed, BoundKind::Relaxed),
-            };
-            return (
-                Bound {
-                    value: rs,
-                    kind: lo,
-                },
-                Bound {
-                    value: ls,
-                    kind: hi,
-                },
-            );
-        }
-        (
-            Bound {
-                value: rs,
-                kind: kind(rv),
-            },
-            Bound {
-                value: ls,
-                kind: kind(lv),
-            },
-        )
-    }
-
     /// CGSuite's notation, two lines: `L: (x, t) ...` and `R: (x, t) ...`.
     pub fn point_string(&self) -> String {
         format!(
@@ -427,69 +378,5 @@ impl Thermograph {
 impl fmt::Display for Thermograph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.point_string())
-    }
-}
-
-impl GameStore {
-    /// The subzero thermograph of a canonical game (memoized).
-    pub fn thermograph(&mut self, g: GameId) -> Thermograph {
-        if let Some(t) = self.thermo_cache.get(&g) {
-            return Thermograph::clone(t);
-        }
-        let th = match self.number_value(g) {
-            Some(x) if x.is_integer() => Thermograph::mast(x),
-            _ => {
-                let l = self.left(g).to_vec();
-                let r = self.right(g).to_vec();
-                let mut ls: Option<Trajectory> = None;
-                for x in l {
-                    let w = self.thermograph(x).right;
-                    ls = Some(match ls {
-                        Some(s) => s.max(&w),
-                        None => w,
-                    });
-                }
-                let mut rs: Option<Trajectory> = None;
-                for x in r {
-                    let w = self.thermograph(x).left;
-                    rs = Some(match rs {
-                        Some(s) => s.min(&w),
-                        None => w,
-                    });
-                }
-                match (ls, rs) {
-                    (Some(ls), Some(rs)) => Thermograph::from_scaffolds(
-                        &ls.tilt(Rational::MINUS_ONE),
-                        &rs.tilt(Rational::ONE),
-                    ),
-                    // Only integers lack options on one side in canonical form.
-                    _ => Thermograph::mast(self.left_stop(g)),
-                }
-            }
-        };
-        // Far fewer thermographs than games: each distinct one is kept once and shared.
-        let shared = match self.thermo_shared.get(&th) {
-            Some(t) => Arc::clone(t),
-            None => {
-                let t = Arc::new(th.clone());
-                self.thermo_shared.insert(Arc::clone(&t));
-                t
-            }
-        };
-        self.thermo_cache.insert(g, shared);
-        th
-    }
-
-    /// The temperature (subzero: `-1/2^k` for numbers `m/2^k`, `-1` for integers).
-    pub fn temperature(&mut self, g: GameId) -> Rational {
-        self.thermograph(g).temperature()
-    }
-
-    /// The mean value (mast of the thermograph).
-    pub fn mean(&mut self, g: GameId) -> Rational {
-        if let Some(n) = self.nus(g) {
-            return n.number;
-        }
-        self.thermograph(g).mast_value()
     }
 }
