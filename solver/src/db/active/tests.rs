@@ -1,10 +1,25 @@
 //! Active-area database tests: build, lookups against fresh cgt computations, audit and
 //! tamper detection, MCGS outcomes and thermographs, damaged files, value report, benchmark.
 
+use super::audit::*;
+use super::build::*;
+use super::file::*;
+use super::layout::*;
+use super::table::*;
 use super::*;
+use crate::bitboard::Bb;
+use crate::db::checkpoint;
 use crate::db::simple::tests::tempdir;
 use crate::db::store::reseal;
+use crate::db::store::DbError;
+use crate::db::Rng;
+use crate::eval::bounds as eb;
+use crate::geometry::Geometry;
+use amazons_cgt::{CgtError, Class, GameId, GameStore, Outcome, Rational};
+use amazons_format::{Board, Cell, Color, Position};
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// One tiny table (2x4 and 3x3 areas, values stored) shared by the tests of this process.
 fn tiny() -> &'static (PathBuf, ActiveDb, ActiveSummary) {
