@@ -40,6 +40,10 @@
 //! (paper II-D2), and the thermograph, class (and value) by `GameStore::value_of_area` in a
 //! fresh store (its own move generator on a `format::Position`, no regions, no symmetry, no
 //! tables).
+//!
+//! [`GameStore`]: amazons_cgt::GameStore
+//! [`GameStore::classify`]: amazons_cgt::GameStore::classify
+//! [`GameStore::bounds`]: amazons_cgt::GameStore::bounds
 
 mod audit;
 mod build;
