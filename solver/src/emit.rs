@@ -7,7 +7,8 @@
 
 use crate::bitboard::Bb;
 use crate::dfpn::Search;
-use crate::eval::{BoundKind, Bounds};
+use crate::eval::{BoundKind, Bounds, Evaluator};
+use crate::geometry::Geometry;
 use crate::state::State;
 use crate::sum::{live_components, local_state, restrict};
 use amazons_format::{Action, Color, LocalClaim, Step, Symmetry, MAX_SPARE};
@@ -32,10 +33,69 @@ pub enum EmitError {
     TooLarge { steps: usize, why: String },
 }
 
+/// What proof extraction needs from a search that solved a position: df-pn
+/// ([`Search`]) and alpha-beta ([`crate::ab::AbSearch`]) both provide it.
+pub trait Prover<'g> {
+    fn geometry(&self) -> &'g Geometry;
+    /// Solves `st`: the winner, or `None` when the node budget ran out.
+    fn solve(&mut self, st: &State) -> Option<Color>;
+    /// Whether the node budget ran out.
+    fn stopped(&self) -> bool;
+    /// Nodes searched so far.
+    fn nodes(&self) -> u64;
+    /// When the table holds `st` as lost for its side to move: the work behind that.
+    fn lost_work(&self, st: &State) -> Option<u32>;
+    /// Whether the table holds `st` as decided by the static evaluation itself.
+    fn is_eval_leaf(&self, st: &State) -> bool;
+    /// Searches the children of `st` (never its own static evaluation) until it is
+    /// decided; whether the side to move wins.
+    fn research(&mut self, st: &State) -> bool;
+    /// An outlast line for `x` in `st` (see [`crate::territory::Territory::outlast`]).
+    fn outlast(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>>;
+    /// The static evaluator, when the search has one.
+    fn evaluator(&mut self) -> Option<&mut Evaluator>;
+}
+
+impl<'g> Prover<'g> for Search<'g> {
+    fn geometry(&self) -> &'g Geometry {
+        self.g
+    }
+    fn solve(&mut self, st: &State) -> Option<Color> {
+        Search::solve(self, st)
+    }
+    fn stopped(&self) -> bool {
+        Search::stopped(self)
+    }
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+    fn lost_work(&self, st: &State) -> Option<u32> {
+        match self.lookup(st) {
+            Some((_, 0, work)) => Some(work),
+            _ => None,
+        }
+    }
+    fn is_eval_leaf(&self, st: &State) -> bool {
+        Search::is_eval_leaf(self, st)
+    }
+    fn research(&mut self, st: &State) -> bool {
+        let key = st.key(self.g);
+        let (phi, _) = self.expand(st, key, crate::tt::INF, crate::tt::INF, 0);
+        phi == 0
+    }
+    fn outlast(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>> {
+        let (xs, ys) = (st.spares_of(x), st.spares_of(x.opponent()));
+        self.terr.outlast(self.g, &st.pos, x, xs, ys)
+    }
+    fn evaluator(&mut self) -> Option<&mut Evaluator> {
+        self.eval.as_mut()
+    }
+}
+
 /// Writes the proof that `winner` wins `root` as steps in checking order.
-pub struct Emitter<'a, 'g> {
+pub struct Emitter<'a, 'g, M: Prover<'g> = Search<'g>> {
     /// The search that solved the root (possibly with static evaluation).
-    main: &'a mut Search<'g>,
+    main: &'a mut M,
     /// A search without static evaluation, used inside subtrees whose root the main
     /// search decided by evaluation alone: it finds proofs that end in moves, territory
     /// and sum arguments the checker can verify.
@@ -61,13 +121,9 @@ struct SumPlan {
     children: Vec<State>,
 }
 
-impl<'a, 'g> Emitter<'a, 'g> {
+impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
     /// `done_cap` bounds the number of remembered proven positions.
-    pub fn new(
-        main: &'a mut Search<'g>,
-        plain: Option<Search<'g>>,
-        done_cap: usize,
-    ) -> Emitter<'a, 'g> {
+    pub fn new(main: &'a mut M, plain: Option<Search<'g>>, done_cap: usize) -> Emitter<'a, 'g, M> {
         Emitter {
             main,
             plain,
@@ -107,7 +163,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
     }
 
     /// The search in use: the plain one inside evaluation-decided subtrees.
-    fn s(&mut self) -> &mut Search<'g> {
+    fn s(&mut self) -> &mut dyn Prover<'g> {
         match (self.in_plain, self.plain.as_mut()) {
             (true, Some(p)) => p,
             _ => &mut *self.main,
@@ -133,7 +189,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
     }
 
     fn prove_here(&mut self, st: &State, x: Color) -> Result<(), EmitError> {
-        let g = self.main.g;
+        let g = self.main.geometry();
         let y = x.opponent();
         if self.done.contains(st) {
             return self.push(Step::Transposition {
@@ -185,8 +241,8 @@ impl<'a, 'g> Emitter<'a, 'g> {
     /// only: a claim taken from them is still proved below, so a wrong hint can make
     /// extraction fail but never writes a false step.
     fn eval_ranges(&mut self, st: &State, x: Color, comps: &[Bb]) -> Option<Vec<(i32, i32)>> {
-        let g = self.main.g;
-        let ev = self.main.eval.as_mut()?.evaluate(g, &st.pos);
+        let g = self.main.geometry();
+        let ev = self.main.evaluator()?.evaluate(g, &st.pos);
         let ranges = comps
             .iter()
             .map(|&comp| {
@@ -240,7 +296,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
         if !self.use_sums || (self.plain.is_some() && !self.in_plain) {
             return Ok(None);
         }
-        let g = self.main.g;
+        let g = self.main.geometry();
         let comps = live_components(g, &st.pos);
         if comps.len() < 2 {
             return Ok(None);
@@ -346,15 +402,13 @@ impl<'a, 'g> Emitter<'a, 'g> {
 
     /// The winner's move sequence of an outlast step (SPEC 5.4) proving `x` wins `st`.
     fn outlast_line(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>> {
-        let g = self.main.g;
-        let (xs, ys) = (st.spares_of(x), st.spares_of(x.opponent()));
-        self.s().terr.outlast(g, &st.pos, x, xs, ys)
+        self.s().outlast(st, x)
     }
 
     /// An action of `x` (to move) to a state the table proves lost for the opponent,
     /// preferring the least work; re-searches once if none is known.
     pub fn winning_action(&mut self, st: &State, x: Color) -> Result<Action, EmitError> {
-        let g = self.main.g;
+        let g = self.main.geometry();
         let y = x.opponent();
         for attempt in 0..2 {
             let mut proven: Vec<(u32, Action)> = Vec::new();
@@ -363,7 +417,7 @@ impl<'a, 'g> Emitter<'a, 'g> {
                 if !c.can_act(g, y) {
                     return Ok(a);
                 }
-                if let Some((_, 0, work)) = self.s().lookup(&c) {
+                if let Some(work) = self.s().lost_work(&c) {
                     proven.push((work, a));
                 }
             }
@@ -379,12 +433,11 @@ impl<'a, 'g> Emitter<'a, 'g> {
             }
             if attempt == 0 {
                 self.researches += 1;
-                let key = st.key(g);
-                let (phi, _) = self.s().expand(st, key, crate::tt::INF, crate::tt::INF, 0);
+                let won = self.s().research(st);
                 if self.s().stopped() {
                     return Err(EmitError::Budget);
                 }
-                if phi != 0 {
+                if !won {
                     break;
                 }
             }

@@ -3,17 +3,21 @@
 //! The solver may be as clever as it likes; nothing it claims is believed until the
 //! independent `amazons-checker` accepts the certificate it writes.
 
+pub mod ab;
 pub mod bitboard;
 pub mod db;
 pub mod dfpn;
 pub mod emit;
 pub mod eval;
 pub mod export;
+pub mod fig13;
+pub mod fig13_plot;
 pub mod geometry;
 pub mod play;
 pub mod pos;
 pub mod prune;
 pub mod shard;
+pub mod solvers;
 pub mod state;
 pub mod strategy;
 pub mod sum;

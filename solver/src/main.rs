@@ -81,6 +81,10 @@ enum Command {
         /// Give up after this many search nodes (with --shards: per task; see --split-depth).
         #[arg(long, value_name = "N")]
         max_nodes: Option<u64>,
+        /// The search: `dfpn` (df-pn) or `ab` (alpha-beta with iterative deepening, a
+        /// transposition table and killer/history ordering; not with --shards).
+        #[arg(long, default_value = "dfpn", value_name = "SOLVER")]
+        solver: amazons_solver::solvers::SolverKind,
         /// Give up writing the proof past this many certificate steps (exit 1, no file).
         /// A proof whose steps no longer fit in memory gives the same error without this
         /// option. With --shards and --split-depth such a task is split like one over
@@ -135,6 +139,14 @@ enum Command {
         /// `foundation` (outlast detection only; slow beyond 5x4).
         #[arg(long, default_value = "both", value_name = "SOLVER")]
         solver: String,
+        /// The searches to run each configuration with, e.g. `ab,dfpn`.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "dfpn",
+            value_name = "S,.."
+        )]
+        search: Vec<amazons_solver::solvers::SolverKind>,
         /// Also solve each board sharded (full evaluation, the winner's first move fixed
         /// when the first player wins) with each of these thread counts, e.g. `1,2`, and
         /// print wall time, nodes, parallel speed-up and the root hash (in a temporary
@@ -356,6 +368,50 @@ enum TestsetCommand {
         /// Rows to print per board.
         #[arg(long, default_value_t = 25)]
         top: usize,
+        #[command(flatten)]
+        db_dir: DbDir,
+    },
+    /// The solver comparison of paper V-A (Fig. 13): test-set positions ordered by empty
+    /// squares, each solved with ab and with df-pn in the 8 combinations of the simple
+    /// territory, blocker territory and active-area databases; writes fig13.csv,
+    /// fig13.md and one SVG plot per board (nodes on a log axis) into -o DIR.
+    Fig13 {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,6x6")]
+        boards: Vec<String>,
+        /// Test cases per board.
+        #[arg(long, default_value_t = 30, value_name = "N")]
+        positions: usize,
+        /// The first case of a game is this many plies before its end (one value for
+        /// every board, or one per board in --boards order).
+        #[arg(long, value_delimiter = ',', default_value = "4", value_name = "PLIES")]
+        from_end: Vec<usize>,
+        /// Node budget per solve (search and extraction each).
+        #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+        max_nodes: u64,
+        /// ab's table: 2^N entries (paper: 25).
+        #[arg(long, default_value_t = 25, value_name = "N")]
+        ab_log2: u32,
+        /// df-pn's table: 2^N entries (paper: 22).
+        #[arg(long, default_value_t = 22, value_name = "N")]
+        dfpn_log2: u32,
+        /// Table of the plain df-pn that proves evaluation-decided subtrees in extraction.
+        #[arg(long, default_value_t = 64, value_name = "MIB")]
+        plain_mib: usize,
+        /// Only these searches (`ab`, `dfpn`).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "ab,dfpn",
+            value_name = "S,.."
+        )]
+        solvers: Vec<amazons_solver::solvers::SolverKind>,
+        /// Output directory.
+        #[arg(short, long, default_value = "fig13")]
+        output: PathBuf,
         #[command(flatten)]
         db_dir: DbDir,
     },
@@ -1109,6 +1165,62 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 Ok(ExitCode::SUCCESS)
             }
+            TestsetCommand::Fig13 {
+                dir,
+                boards,
+                positions,
+                from_end,
+                max_nodes,
+                ab_log2,
+                dfpn_log2,
+                plain_mib,
+                solvers,
+                output,
+                db_dir,
+            } => {
+                use amazons_solver::fig13;
+                if from_end.len() != 1 && from_end.len() != boards.len() {
+                    return usage("--from-end: one value, or one per board");
+                }
+                if !(10..=30).contains(&ab_log2) || !(10..=30).contains(&dfpn_log2) {
+                    return usage("--ab-log2 and --dfpn-log2 must be between 10 and 30");
+                }
+                let configs: Vec<fig13::SolverConfig> = fig13::SolverConfig::paper()
+                    .into_iter()
+                    .filter(|c| solvers.contains(&c.kind))
+                    .collect();
+                let needs_db = configs.iter().any(|c| c.simple || c.blocker);
+                let needs_active = configs.iter().any(|c| c.active);
+                let db = if needs_db {
+                    EvalArgs::with_db(&db_dir).database()?
+                } else {
+                    None
+                };
+                let active = if needs_active {
+                    Some(active_database_in(
+                        &EvalArgs::with_db(&db_dir).database_dir()?,
+                    )?)
+                } else {
+                    None
+                };
+                let opts = fig13::Fig13Options {
+                    boards,
+                    positions,
+                    from_end,
+                    max_nodes,
+                    ab_log2,
+                    dfpn_log2,
+                    plain_mib,
+                    configs,
+                    db,
+                    active,
+                };
+                let runs = fig13::run(&dir, &opts, &mut |line| eprintln!("{line}"))?;
+                for path in fig13::write_all(&output, &runs, &opts)? {
+                    println!("wrote {}", path.display());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
             TestsetCommand::Blockers {
                 dir,
                 boards,
@@ -1205,8 +1317,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             boards,
             hash,
             solver,
+            search,
             threads,
-        } => bench(&boards, hash, &solver, &threads),
+        } => bench(&boards, hash, &solver, &search, &threads),
         Command::Check { files, json: true } => {
             let (value, code) = json_cmd::check(&files);
             json_cmd::print(&value);
@@ -1221,6 +1334,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             hash,
             max_nodes,
+            solver,
             max_steps,
             search,
             sharding,
@@ -1228,10 +1342,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let opts = search.options(hash, max_nodes, max_steps)?;
             if sharding.shards.is_some() {
+                if solver != amazons_solver::solvers::SolverKind::Dfpn {
+                    return usage("--shards works with --solver dfpn only");
+                }
                 let position = setup.position(board.as_deref())?;
                 return solve_sharded(&position, &sharding, &opts, json);
             }
-            solve(board, setup, output, &opts, json)
+            solve(board, setup, output, &opts, solver, json)
         }
         Command::Tasks {
             split,
@@ -1379,7 +1496,13 @@ fn rank_report(position: &Position, r: &amazons_solver::Ranking, top: usize) -> 
 }
 
 /// Runs the benchmarks and prints a Markdown table.
-fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Result<ExitCode> {
+fn bench(
+    boards: &[String],
+    hash: usize,
+    solver: &str,
+    searches: &[amazons_solver::solvers::SolverKind],
+    threads: &[usize],
+) -> Result<ExitCode> {
     let full = Some(amazons_solver::eval::EvalConfig::default());
     let configs: Vec<(&str, Option<amazons_solver::eval::EvalConfig>)> = match solver {
         "both" => vec![
@@ -1420,7 +1543,11 @@ fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Res
     for b in boards {
         let position = Position::start(b).map_err(|e| Usage(e.to_string()))?;
         let mut first = None;
-        for &(label, eval) in &configs {
+        for (label, eval, kind) in configs
+            .iter()
+            .flat_map(|&(l, e)| searches.iter().map(move |&k| (l, e, k)))
+        {
+            let label = format!("{kind} {label}");
             let opts = Options {
                 hash_mib: hash,
                 max_nodes: None,
@@ -1433,7 +1560,7 @@ fn bench(boards: &[String], hash: usize, solver: &str, threads: &[usize]) -> Res
                 max_steps: None,
             };
             let t = Instant::now();
-            let solved = amazons_solver::solve(&position, &opts, "bench")?;
+            let solved = amazons_solver::solvers::solve_with(&position, &opts, kind, "bench")?;
             let solve_s = t.elapsed().as_secs_f64();
             let bytes = amazons_format::encode(&solved.certificate)?;
             let t = Instant::now();
@@ -1909,6 +2036,7 @@ fn solve(
     setup: Setup,
     output: Option<PathBuf>,
     opts: &Options,
+    solver: amazons_solver::solvers::SolverKind,
     json: bool,
 ) -> Result<ExitCode> {
     // With --json, the text lines are left out and one JSON object ends the run.
@@ -1927,7 +2055,10 @@ fn solve(
         opts.hash_mib
     );
     let note = std::env::args().collect::<Vec<_>>().join(" ");
-    let solved = amazons_solver::solve(&position, opts, &note)?;
+    let solved = match solver {
+        amazons_solver::solvers::SolverKind::Dfpn => amazons_solver::solve(&position, opts, &note)?,
+        ab => amazons_solver::solvers::solve_with(&position, opts, ab, &note)?,
+    };
     let first = solved
         .first_move
         .or_else(|| match solved.certificate.steps.first() {

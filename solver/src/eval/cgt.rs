@@ -31,6 +31,40 @@ pub struct Values {
     /// Areas valued by computation, and areas too complex for the follower limit.
     pub valued: u64,
     pub too_complex: u64,
+    /// When on: what the active-area database was asked (see [`ActiveCensus`]).
+    pub census: Option<Box<ActiveCensus>>,
+}
+
+/// Largest area size (empty squares) counted apart in an [`ActiveCensus`]; larger
+/// areas share the last slot.
+pub const CENSUS_SIZES: usize = 40;
+
+/// Active-area database lookups: how many, how many answered, by the area's empty
+/// squares, and the time they took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveCensus {
+    /// Lookups (mixed basic areas asked) by empty squares.
+    pub asked: [u64; CENSUS_SIZES + 1],
+    /// Of those, answered by the table.
+    pub answered: [u64; CENSUS_SIZES + 1],
+    /// Time spent in lookups.
+    pub nanos: u64,
+    /// Evaluations with at least one answered area, and of those, the evaluations that
+    /// decided the position.
+    pub evals_with_hit: u64,
+    pub decided_with_hit: u64,
+}
+
+impl Default for ActiveCensus {
+    fn default() -> Self {
+        ActiveCensus {
+            asked: [0; CENSUS_SIZES + 1],
+            answered: [0; CENSUS_SIZES + 1],
+            nanos: 0,
+            evals_with_hit: 0,
+            decided_with_hit: 0,
+        }
+    }
 }
 
 impl std::fmt::Debug for Values {
@@ -53,7 +87,18 @@ impl Values {
     pub fn lookup(&mut self, g: &Geometry, pos: &Pos, squares: Bb) -> Option<(Class, Bounds)> {
         let db = self.active.as_ref()?;
         let empties = pos.empty(g) & squares;
-        let e = db.lookup_active(g, pos.white & squares, pos.black & squares, empties)?;
+        let Some(census) = self.census.as_mut() else {
+            let e = db.lookup_active(g, pos.white & squares, pos.black & squares, empties)?;
+            self.db_hits += 1;
+            return Some((e.class, e.exact_bounds));
+        };
+        let t = std::time::Instant::now();
+        let found = db.lookup_active(g, pos.white & squares, pos.black & squares, empties);
+        census.nanos += t.elapsed().as_nanos() as u64;
+        let size = (empties.count() as usize).min(CENSUS_SIZES);
+        census.asked[size] += 1;
+        let e = found?;
+        census.answered[size] += 1;
         self.db_hits += 1;
         Some((e.class, e.exact_bounds))
     }

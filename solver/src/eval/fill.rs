@@ -78,6 +78,9 @@ pub struct Filler {
     pub db_hits: u64,
     /// When on: blocker territory queries by shape, `[queries, answered by the databases]`.
     pub census: Option<HashMap<BlockerShape, [u64; 2]>>,
+    /// Do not ask the simple (blocker) territory table of the databases.
+    pub skip_simple: bool,
+    pub skip_blocker: bool,
 }
 
 impl Filler {
@@ -97,8 +100,14 @@ impl Filler {
     fn db_value(&self, g: &Geometry, s: Solo) -> Option<u32> {
         let db = self.db.as_ref()?;
         let v = if s.blockers.is_empty() {
+            if self.skip_simple {
+                return None;
+            }
             db.lookup_simple(g, s.queens, s.empties)
         } else {
+            if self.skip_blocker {
+                return None;
+            }
             db.lookup_blocker(g, s.queens - s.blockers, s.blockers, s.empties)
         };
         v.map(u32::from)

@@ -420,8 +420,26 @@ impl Evaluator {
         self.values.db_hits
     }
 
+    /// Starts counting active-area database lookups (see [`cgt::ActiveCensus`]).
+    pub fn enable_active_census(&mut self) {
+        self.values.census = Some(Box::default());
+    }
+
+    /// The active-area database lookups counted since [`Evaluator::enable_active_census`].
+    pub fn active_census(&self) -> Option<&cgt::ActiveCensus> {
+        self.values.census.as_deref()
+    }
+
+    /// Stops using the simple (`simple`) or blocker (`blocker`) territory table of the
+    /// territory databases (for experiments that switch them one by one).
+    pub fn skip_territory_tables(&mut self, simple: bool, blocker: bool) {
+        self.filler.skip_simple = simple;
+        self.filler.skip_blocker = blocker;
+    }
+
     /// Partitions `pos`, bounds every area, and sums the bounds.
     pub fn evaluate(&mut self, g: &Geometry, pos: &Pos) -> Evaluation {
+        let hits_before = self.values.db_hits;
         let empty = pos.empty(g);
         let mut areas = Vec::new();
         let mut classes = Vec::new();
@@ -521,6 +539,12 @@ impl Evaluator {
         ev.rest = rest;
         let verdict = ev.decide_by(pos.side, Bounds::zero());
         ev.winner = verdict.map(|(w, _)| w);
+        if let Some(c) = self.values.census.as_mut() {
+            if self.values.db_hits > hits_before {
+                c.evals_with_hit += 1;
+                c.decided_with_hit += verdict.is_some() as u64;
+            }
+        }
         self.stats.evaluations += 1;
         self.stats.wins += ev.winner.is_some() as u64;
         match verdict {
