@@ -1547,7 +1547,12 @@ fn bench(
             .iter()
             .flat_map(|&(l, e)| searches.iter().map(move |&k| (l, e, k)))
         {
-            let label = format!("{kind} {label}");
+            // The searches are named only when ab is among them.
+            let label = if searches == [amazons_solver::solvers::SolverKind::Dfpn] {
+                label.to_string()
+            } else {
+                format!("{kind} {label}")
+            };
             let opts = Options {
                 hash_mib: hash,
                 max_nodes: None,
