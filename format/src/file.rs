@@ -11,7 +11,10 @@
 //! ```
 //!
 //! A file is accepted only if every field matches: a flipped byte changes the hash, a
-//! truncated file loses its sentinel or its length, and trailing bytes are rejected.
+//! truncated file loses its sentinel or its length, and trailing bytes are rejected. The body
+//! must also be *canonical*: exactly the bytes the encoder writes for the certificate it
+//! decodes to (postcard's decoder also accepts padded varints), so that one proof has one
+//! body and one hash.
 
 use crate::cert::Certificate;
 
@@ -52,6 +55,8 @@ pub enum FileError {
     Body(String),
     #[error("body decodes but has {0} trailing bytes")]
     Trailing(usize),
+    #[error("body is not canonical: it decodes, but re-encoding gives different bytes (e.g. a padded varint)")]
+    NonCanonical,
     #[error("body decodes but describes an invalid position (bad board size or cell count)")]
     InvalidPosition,
 }
@@ -103,13 +108,37 @@ pub fn verified_body(bytes: &[u8]) -> Result<&[u8], FileError> {
     Ok(body)
 }
 
-/// Decodes a certificate file, checking every layout field and the positions' invariants.
+/// Compares what is written to it with the bytes it was made from.
+struct SameAs<'a>(&'a [u8]);
+
+impl std::io::Write for SameAs<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.0.strip_prefix(buf) {
+            Some(rest) => {
+                self.0 = rest;
+                Ok(buf.len())
+            }
+            None => Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Decodes a certificate file, checking every layout field, that the body is canonical
+/// (re-encodes to the same bytes) and the root position's invariants.
 pub fn decode(bytes: &[u8]) -> Result<Certificate, FileError> {
     let body = verified_body(bytes)?;
     let (cert, rest): (Certificate, &[u8]) =
         postcard::take_from_bytes(body).map_err(|e| FileError::Body(e.to_string()))?;
     if !rest.is_empty() {
         return Err(FileError::Trailing(rest.len()));
+    }
+    match postcard::to_io(&cert, SameAs(body)) {
+        Ok(SameAs(left)) if left.is_empty() => {}
+        _ => return Err(FileError::NonCanonical),
     }
     if !cert.root.position.is_valid() {
         return Err(FileError::InvalidPosition);
@@ -162,6 +191,29 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode(&longer).is_err());
+    }
+
+    #[test]
+    fn a_padded_varint_is_not_canonical() {
+        let bytes = encode(&sample()).unwrap();
+        let body = &bytes[HEADER_LEN..bytes.len() - SENTINEL.len()];
+        // The steps' count (3) follows the root claim: 4x4 board (2 bytes), 16 cells
+        // (1 + 16 bytes), side to move, spare, winner (1 byte each).
+        let at = 2 + 1 + 16 + 3;
+        assert_eq!(body[at], 3);
+        let mut padded = body[..at].to_vec();
+        padded.extend_from_slice(&[0x83, 0x00]);
+        padded.extend_from_slice(&body[at + 1..]);
+        let mut file = Vec::new();
+        file.extend_from_slice(&MAGIC);
+        file.extend_from_slice(&VERSION.to_le_bytes());
+        file.extend_from_slice(&(padded.len() as u64).to_le_bytes());
+        file.extend_from_slice(&hash_body(&padded));
+        file.extend_from_slice(&padded);
+        file.extend_from_slice(&SENTINEL);
+        assert!(matches!(decode(&file), Err(FileError::NonCanonical)));
+        // The same file with the body unpadded is accepted.
+        assert_eq!(decode(&bytes).unwrap(), sample());
     }
 
     #[test]
