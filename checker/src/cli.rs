@@ -1,11 +1,12 @@
 //! The command-line front end shared by `amazons-check` and the solver's `amazons check`.
 
-use crate::proof::{check_bytes_with, CheckFileError, Shards};
+use crate::parallel::{check_parallel, Progress};
+use crate::proof::{whole_board, CheckError, Report, Shards};
 use amazons_format::stored;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Shard files found in a directory, indexed by the body hash their header declares (the
 /// checker recomputes the hash of whatever it is given, so a lying header is caught).
@@ -44,12 +45,60 @@ fn say(line: std::fmt::Arguments) {
     let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
+/// The number of threads `--threads` defaults to: all cores.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How one file fared: verified, wrong (a `CheckError`; [`CheckError::damaged`] when a shard
+/// is missing or damaged), or unreadable.
+pub enum Verdict {
+    Ok(Report),
+    Wrong(CheckError),
+    Unreadable(String),
+}
+
+/// Reads, decodes and checks one certificate file, its shards on `threads` threads, with
+/// progress lines on stderr every few seconds.
+pub fn check_file(file: &Path, threads: usize) -> Verdict {
+    let shards = DirShards::scan(&file.parent().unwrap_or(Path::new(".")).join("shards"));
+    let decoded = stored::read(file)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| amazons_format::decode(&bytes).map_err(|e| e.to_string()));
+    let cert = match decoded {
+        Ok(cert) => cert,
+        Err(e) => return Verdict::Unreadable(e),
+    };
+    let (start, mut last) = (Instant::now(), Instant::now());
+    let mut progress = |p: Progress| {
+        if last.elapsed() < Duration::from_secs(5) || p.shards_done == 0 {
+            return;
+        }
+        last = Instant::now();
+        let secs = start.elapsed().as_secs_f64();
+        let left = secs * (p.shards_total - p.shards_done) as f64 / p.shards_done as f64;
+        eprintln!(
+            "{}: {}/{} shards, {:.2} M steps/s, about {:.0} s left",
+            file.display(),
+            p.shards_done,
+            p.shards_total,
+            p.steps_done as f64 / secs / 1e6,
+            left
+        );
+    };
+    match whole_board(&cert).and_then(|()| check_parallel(&cert, &shards, threads, &mut progress)) {
+        Ok(report) => Verdict::Ok(report),
+        Err(e) => Verdict::Wrong(e),
+    }
+}
+
 /// Checks every file named in `paths` (directories are searched recursively for `*.cert`
-/// and `*.cert.zst` files) and returns the exit code: 0 when every certificate verifies, 1 when some
-/// certificate is wrong, 2 when some input is unreadable (which takes precedence).
+/// and `*.cert.zst` files), a manifest's shards on `threads` threads, and returns the exit
+/// code: 0 when every certificate verifies, 1 when some certificate is wrong, 2 when some
+/// input (a shard included) is missing or damaged (which takes precedence).
 /// Verified claims go to stdout (one `verified: <claim>` line per file, after its `ok` line),
-/// errors to stderr.
-pub fn run(paths: &[PathBuf]) -> i32 {
+/// errors and progress to stderr.
+pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
     let (mut unreadable, mut wrong) = (false, false);
     if paths.is_empty() {
         eprintln!("no certificate files given");
@@ -64,15 +113,24 @@ pub fn run(paths: &[PathBuf]) -> i32 {
                 continue;
             }
         };
-        for file in files {
+        for input in files {
+            let file = match input {
+                Input::File(file) => file,
+                Input::Unfinished(dir, n) => {
+                    eprintln!(
+                        "{}: unreadable: {n} shard files in shards/ but the manifest \
+                         (manifest.cert.zst) is missing: the result is unfinished",
+                        dir.display()
+                    );
+                    unreadable = true;
+                    continue;
+                }
+            };
             let start = Instant::now();
-            let shards = DirShards::scan(&file.parent().unwrap_or(Path::new(".")).join("shards"));
-            let result = stored::read(&file)
-                .map_err(|e| e.to_string())
-                .map(|bytes| check_bytes_with(&bytes, &shards));
+            let verdict = check_file(&file, threads);
             let ms = start.elapsed().as_millis();
-            match result {
-                Ok(Ok(report)) if report.shards > 0 => {
+            match verdict {
+                Verdict::Ok(report) if report.shards > 0 => {
                     say(format_args!(
                         "{}: ok ({} steps + {} steps in {} shards, {ms} ms)",
                         file.display(),
@@ -82,7 +140,7 @@ pub fn run(paths: &[PathBuf]) -> i32 {
                     ));
                     say(format_args!("verified: {}", report.claim));
                 }
-                Ok(Ok(report)) => {
+                Verdict::Ok(report) => {
                     say(format_args!(
                         "{}: ok ({} steps, {ms} ms)",
                         file.display(),
@@ -90,15 +148,18 @@ pub fn run(paths: &[PathBuf]) -> i32 {
                     ));
                     say(format_args!("verified: {}", report.claim));
                 }
-                Ok(Err(CheckFileError::Wrong(e))) => {
+                Verdict::Wrong(e) if e.damaged() => {
+                    eprint!(
+                        "{}: unreadable: a shard is missing or damaged\n{e}",
+                        file.display()
+                    );
+                    unreadable = true;
+                }
+                Verdict::Wrong(e) => {
                     eprint!("{}: WRONG certificate\n{e}", file.display());
                     wrong = true;
                 }
-                Ok(Err(CheckFileError::Unreadable(e))) => {
-                    eprintln!("{}: unreadable: {e}", file.display());
-                    unreadable = true;
-                }
-                Err(e) => {
+                Verdict::Unreadable(e) => {
                     eprintln!("{}: unreadable: {e}", file.display());
                     unreadable = true;
                 }
@@ -114,11 +175,19 @@ pub fn run(paths: &[PathBuf]) -> i32 {
     }
 }
 
+/// What a path given on the command line stands for.
+pub enum Input {
+    /// A certificate file to check.
+    File(PathBuf),
+    /// A directory with this many shard files in `shards/` but no certificate beside them.
+    Unfinished(PathBuf, usize),
+}
+
 /// The files a path stands for: itself, or the `.cert` files under a directory (sorted).
-fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn expand(path: &Path) -> Result<Vec<Input>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
+        return Ok(vec![Input::File(path.to_path_buf())]);
     }
     let mut files = Vec::new();
     walk(path, &mut files).map_err(|e| e.to_string())?;
@@ -130,18 +199,25 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Collects `*.cert` and `*.cert.zst` files under `dir`, recursively (symbolic links to directories are not
 /// followed, so a link cycle cannot loop). Directories named `shards` are skipped: their
-/// files are checked through the manifest beside them that cites them.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// files are checked through the manifest beside them that cites them; a `shards` directory
+/// with no certificate file beside it (an unfinished sharded result) is an error, listed as a
+/// missing manifest.
+fn walk(dir: &Path, out: &mut Vec<Input>) -> std::io::Result<()> {
     let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
     entries.sort_by_key(|e| e.path());
+    let has_cert = entries.iter().any(|e| stored::is_cert_path(&e.path()));
     for entry in entries {
         let path = entry.path();
         if entry.file_type()?.is_dir() {
             if entry.file_name() != "shards" {
                 walk(&path, out)?;
+            } else if !has_cert {
+                let names = std::fs::read_dir(&path)?.flatten().map(|e| e.path());
+                let n = names.filter(|p| stored::is_cert_path(p)).count();
+                out.push(Input::Unfinished(dir.to_path_buf(), n));
             }
         } else if stored::is_cert_path(&path) {
-            out.push(path);
+            out.push(Input::File(path));
         }
     }
     Ok(())

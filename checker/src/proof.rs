@@ -10,12 +10,14 @@ use amazons_format::{
 };
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::mpsc::SyncSender;
 
 /// Nesting deeper than this (the root is at depth 0) is rejected (SPEC 4).
 pub const MAX_DEPTH: usize = 1000;
 
-/// Stack size of the checking thread: enough for [`MAX_DEPTH`] levels of recursion.
-const STACK_BYTES: usize = 256 << 20;
+/// Stack size of a checking thread: enough for [`MAX_DEPTH`] levels of recursion in each of
+/// the shard levels.
+pub(crate) const STACK_BYTES: usize = 256 << 20;
 
 /// What a successful check established.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,9 +92,26 @@ pub enum Failure {
         shard_claim: Box<str>,
     },
     #[error("Shard {hash}: the shard's proof is wrong:\n{detail}")]
-    ShardWrong { hash: Box<str>, detail: Box<str> },
+    ShardWrong {
+        hash: Box<str>,
+        detail: Box<CheckError>,
+    },
     #[error("Shard {hash}: shards nested more than {MAX_SHARD_DEPTH} deep")]
     ShardTooDeep { hash: String },
+    #[error("the root claim has spare {spare}: a certificate file given to the checker must claim a whole-board result (spare 0)")]
+    RootSpare { spare: i32 },
+}
+
+impl Failure {
+    /// Whether this failure means an input is missing or damaged (a shard file not found,
+    /// or failing its layout or hash, at any shard depth) rather than a wrong proof.
+    pub fn damaged(&self) -> bool {
+        match self {
+            Failure::ShardMissing { .. } | Failure::ShardUnreadable { .. } => true,
+            Failure::ShardWrong { detail, .. } => detail.failure.damaged(),
+            _ => false,
+        }
+    }
 }
 
 /// Shards may cite shards at most this deep (SPEC 5.7).
@@ -176,6 +195,13 @@ impl fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
+impl CheckError {
+    /// Whether the rejection is a missing or damaged shard file rather than a wrong proof.
+    pub fn damaged(&self) -> bool {
+        self.failure.damaged()
+    }
+}
+
 /// Why a certificate file was not accepted.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckFileError {
@@ -192,10 +218,25 @@ pub fn check_bytes(bytes: &[u8]) -> Result<Report, CheckFileError> {
     check_bytes_with(bytes, &NoShards)
 }
 
-/// Decodes and checks a certificate file, taking shard files from `shards`.
+/// Decodes and checks a certificate file, taking shard files from `shards`. Its root claim
+/// must be a whole-board claim (spare 0, see [`whole_board`]).
 pub fn check_bytes_with(bytes: &[u8], shards: &dyn Shards) -> Result<Report, CheckFileError> {
     let cert = amazons_format::decode(bytes)?;
+    whole_board(&cert)?;
     Ok(check_with(&cert, shards)?)
+}
+
+/// The rule for a certificate file given to the checker, as opposed to a shard (SPEC 3): its
+/// root claim is about the game itself, so it holds no spare moves. A shard's root may hold
+/// spares, since it must equal the claim that cites it.
+pub fn whole_board(cert: &Certificate) -> Result<(), CheckError> {
+    if cert.root.spare == 0 {
+        return Ok(());
+    }
+    let failure = Failure::RootSpare {
+        spare: cert.root.spare,
+    };
+    Err(error(&[], failure, 0, &cert.root))
 }
 
 /// Checks a certificate: its steps must prove the root claim exactly (SPEC 4 and 5). A
@@ -210,24 +251,28 @@ pub fn check_with(cert: &Certificate, shards: &dyn Shards) -> Result<Report, Che
     std::thread::scope(|scope| {
         match std::thread::Builder::new()
             .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || check_here(cert, shards, 0))
+            .spawn_scoped(scope, || check_here(cert, shards, 0, None))
         {
             Ok(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => check_here(cert, shards, 0),
+            Err(_) => check_here(cert, shards, 0, None),
         }
     })
 }
 
-fn check_here(
+/// Checks `cert` at shard depth `shard_depth` (0 for the file given to the checker). With
+/// `jobs`, its `Shard` steps are not checked here but sent there (see [`crate::parallel`]).
+pub(crate) fn check_here(
     cert: &Certificate,
     shards: &dyn Shards,
     shard_depth: usize,
+    jobs: Option<SyncSender<Job>>,
 ) -> Result<Report, CheckError> {
     let mut checker = Checker {
         shards,
         shard_depth,
+        jobs,
         shard_count: 0,
         shard_steps: 0,
         steps: &cert.steps,
@@ -265,7 +310,7 @@ enum Child {
 
 /// One entry of the path from the root, rendered only when a check fails.
 #[derive(Clone, Copy)]
-enum Entry {
+pub(crate) enum Entry {
     Action(Action),
     Part {
         part: usize,
@@ -287,32 +332,48 @@ struct Checker<'a> {
     /// Where `Shard` steps find their files, and how deep in shards this check is.
     shards: &'a dyn Shards,
     shard_depth: usize,
+    /// Where `Shard` steps go to be checked on other threads, if they do.
+    jobs: Option<SyncSender<Job>>,
     shard_count: usize,
     shard_steps: usize,
 }
 
+/// The rejection of `claim` by the step at index `step`, reached by `path`.
+pub(crate) fn error(path: &[Entry], failure: Failure, step: usize, claim: &Claim) -> CheckError {
+    let board = claim.position.board;
+    let path = path.iter().map(|entry| match *entry {
+        Entry::Action(a) => action_text(board, a),
+        Entry::Part {
+            part,
+            strict,
+            bound,
+        } => {
+            let strict = if strict { " strict" } else { "" };
+            format!("[part {part}{strict}, bound {bound}]")
+        }
+    });
+    CheckError {
+        failure,
+        step,
+        path: path.collect(),
+        position: claim.position.clone(),
+        spare: claim.spare,
+        winner: claim.winner,
+    }
+}
+
+/// A `Shard` step of the top-level certificate, to be checked on another thread.
+pub(crate) struct Job {
+    pub hash: [u8; 32],
+    pub claim: Claim,
+    /// Index of the `Shard` step and the path to its claim, for the error message.
+    pub step: usize,
+    pub path: Vec<Entry>,
+}
+
 impl Checker<'_> {
     fn fail(&self, failure: Failure, step: usize, claim: &Claim) -> CheckError {
-        let board = claim.position.board;
-        let path = self.path.iter().map(|entry| match *entry {
-            Entry::Action(a) => action_text(board, a),
-            Entry::Part {
-                part,
-                strict,
-                bound,
-            } => {
-                let strict = if strict { " strict" } else { "" };
-                format!("[part {part}{strict}, bound {bound}]")
-            }
-        });
-        CheckError {
-            failure,
-            step,
-            path: path.collect(),
-            position: claim.position.clone(),
-            spare: claim.spare,
-            winner: claim.winner,
-        }
+        error(&self.path, failure, step, claim)
     }
 
     /// Proves `claim` with the next step and then its children, recursively (SPEC 4).
@@ -418,43 +479,23 @@ impl Checker<'_> {
         }
     }
 
-    /// 5.7 Shard. Sound (SPEC 5.7): the shard file's body hash must be the cited one, its
-    /// root claim must be exactly this claim, and its proof is checked by these same rules.
+    /// 5.7 Shard: checked here, or sent to another thread (top level only): the verdict
+    /// is the same, see [`crate::parallel`].
     fn shard(&mut self, claim: &Claim, hash: &[u8; 32]) -> Result<(), Failure> {
-        let name = hex(hash);
-        if self.shard_depth >= MAX_SHARD_DEPTH {
-            return Err(Failure::ShardTooDeep { hash: name });
-        }
-        let bytes = self
-            .shards
-            .get(hash)
-            .ok_or_else(|| Failure::ShardMissing { hash: name.clone() })?;
-        let unreadable = |reason: String| Failure::ShardUnreadable {
-            hash: name.as_str().into(),
-            reason: reason.into(),
-        };
-        let body =
-            amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
-        if amazons_format::hash_body(body) != *hash {
-            return Err(unreadable("its body hash is not the cited one".to_string()));
-        }
-        let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
-        if cert.root != *claim {
-            return Err(Failure::ShardClaimMismatch {
-                hash: name.into(),
-                shard_claim: cert.root.describe().into(),
+        if let Some(jobs) = &self.jobs {
+            let (claim, path) = (claim.clone(), self.path.clone());
+            let step = self.next - 1;
+            // A closed channel means the checking threads stopped on a failure, which is
+            // reported from there.
+            let _ = jobs.send(Job {
+                hash: *hash,
+                claim,
+                step,
+                path,
             });
-        }
-        if self.shards.already_checked(hash) {
-            self.shard_count += 1;
             return Ok(());
         }
-        let report = check_here(&cert, self.shards, self.shard_depth + 1).map_err(|e| {
-            Failure::ShardWrong {
-                hash: name.as_str().into(),
-                detail: e.to_string().into(),
-            }
-        })?;
+        let report = check_shard(self.shards, claim, hash, self.shard_depth)?;
         self.shard_count += 1 + report.shards;
         self.shard_steps += report.steps + report.shard_steps;
         Ok(())
@@ -545,6 +586,51 @@ impl Checker<'_> {
         }
         Ok(())
     }
+}
+
+/// 5.7 Shard, cited by a certificate at shard depth `depth`. Sound (SPEC 5.7): the shard
+/// file's body hash must be the cited one, its root claim must be exactly this claim, and its
+/// proof is checked by these same rules. An already checked shard counts with no steps.
+pub(crate) fn check_shard(
+    shards: &dyn Shards,
+    claim: &Claim,
+    hash: &[u8; 32],
+    depth: usize,
+) -> Result<Report, Failure> {
+    let name = hex(hash);
+    if depth >= MAX_SHARD_DEPTH {
+        return Err(Failure::ShardTooDeep { hash: name });
+    }
+    let bytes = shards
+        .get(hash)
+        .ok_or_else(|| Failure::ShardMissing { hash: name.clone() })?;
+    let unreadable = |reason: String| Failure::ShardUnreadable {
+        hash: name.as_str().into(),
+        reason: reason.into(),
+    };
+    let body =
+        amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    if amazons_format::hash_body(body) != *hash {
+        return Err(unreadable("its body hash is not the cited one".to_string()));
+    }
+    let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    drop(bytes);
+    if cert.root != *claim {
+        return Err(Failure::ShardClaimMismatch {
+            hash: name.into(),
+            shard_claim: cert.root.describe().into(),
+        });
+    }
+    if shards.already_checked(hash) {
+        let claim = cert.root.describe();
+        let (steps, proven_claims, shards, shard_steps) = (0, 0, 0, 0);
+        #[rustfmt::skip]
+        return Ok(Report { claim, steps, proven_claims, shards, shard_steps });
+    }
+    check_here(&cert, shards, depth + 1, None).map_err(|e| Failure::ShardWrong {
+        hash: name.into(),
+        detail: Box::new(e),
+    })
 }
 
 /// 5.5 Sum. Sound (SPEC 5.5): arrows separate the components, so P plus the spares is the

@@ -251,34 +251,39 @@ pub fn value(p: &Position, report: &str) -> Value {
 }
 
 /// `amazons check --json FILE|DIR...`: one entry per certificate file, and the exit code
-/// (0 verified, 1 some certificate wrong, 2 some input unreadable).
-pub fn check(paths: &[PathBuf]) -> (Value, u8) {
+/// (0 verified, 1 some certificate wrong, 2 some input unreadable: a missing or damaged
+/// file or shard, or a directory without its manifest). Files are found and checked by the
+/// checker's own front end (`amazons_checker::cli`), so the verdicts are `amazons check`'s.
+pub fn check(paths: &[PathBuf], threads: usize) -> (Value, u8) {
+    use amazons_checker::cli::{check_file, expand, Input, Verdict};
     let (mut unreadable, mut wrong) = (false, false);
     let mut entries = Vec::new();
+    let refuse = |path: &Path, error: String| json!({"path": path.display().to_string(), "status": "unreadable", "error": error});
     for path in paths {
         let files = match expand(path) {
             Ok(files) => files,
             Err(message) => {
                 unreadable = true;
-                entries.push(json!({
-                    "path": path.display().to_string(),
-                    "status": "unreadable",
-                    "error": message,
-                }));
+                entries.push(refuse(path, message));
                 continue;
             }
         };
-        for file in files {
-            let dir = file.parent().unwrap_or(Path::new(".")).join("shards");
-            let shards = amazons_checker::cli::DirShards::scan(&dir);
+        for input in files {
+            let file = match input {
+                Input::File(file) => file,
+                Input::Unfinished(dir, n) => {
+                    unreadable = true;
+                    let why = format!("{n} shard files in shards/ but the manifest is missing");
+                    entries.push(refuse(&dir, why));
+                    continue;
+                }
+            };
             let start = std::time::Instant::now();
-            let result = amazons_format::stored::read(&file)
-                .map_err(|e| e.to_string())
-                .map(|bytes| amazons_checker::check_bytes_with(&bytes, &shards));
+            let verdict = check_file(&file, threads);
             let ms = start.elapsed().as_millis() as u64;
             let name = file.display().to_string();
-            entries.push(match result {
-                Ok(Ok(r)) => json!({
+            entries.push(match verdict {
+                Verdict::Ok(r) => json!({
                     "path": name,
                     "status": "ok",
                     "claim": r.claim,
@@ -287,17 +292,17 @@ pub fn check(paths: &[PathBuf]) -> (Value, u8) {
                     "shard_steps": r.shard_steps,
                     "millis": ms,
                 }),
-                Ok(Err(amazons_checker::CheckFileError::Wrong(e))) => {
+                Verdict::Wrong(e) if e.damaged() => {
+                    unreadable = true;
+                    refuse(&file, e.to_string())
+                }
+                Verdict::Wrong(e) => {
                     wrong = true;
                     json!({"path": name, "status": "wrong", "error": e.to_string()})
                 }
-                Ok(Err(e)) => {
+                Verdict::Unreadable(e) => {
                     unreadable = true;
-                    json!({"path": name, "status": "unreadable", "error": e.to_string()})
-                }
-                Err(e) => {
-                    unreadable = true;
-                    json!({"path": name, "status": "unreadable", "error": e})
+                    refuse(&file, e)
                 }
             });
         }
@@ -316,34 +321,4 @@ pub fn check(paths: &[PathBuf]) -> (Value, u8) {
         "files": entries,
     });
     (value, code)
-}
-
-/// The certificate files a path stands for (as `amazons check` finds them: directories
-/// recursively, `shards` directories left to the manifests that cite them).
-fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
-        entries.sort_by_key(|e| e.path());
-        for entry in entries {
-            let path = entry.path();
-            if entry.file_type()?.is_dir() {
-                if entry.file_name() != "shards" {
-                    walk(&path, out)?;
-                }
-            } else if amazons_format::stored::is_cert_path(&path) {
-                out.push(path);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    walk(path, &mut files).map_err(|e| e.to_string())?;
-    if files.is_empty() {
-        return Err("no .cert or .cert.zst files in this directory".to_string());
-    }
-    Ok(files)
 }

@@ -119,13 +119,16 @@ enum Command {
         split: SplitRoot,
     },
     /// Check certificate files (directories: every *.cert and *.cert.zst inside). Exit 0
-    /// verified, 1 wrong, 2 unreadable.
+    /// verified, 1 wrong, 2 unreadable (a missing or damaged shard included).
     Check {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Print one JSON object on stdout instead of the text (fields: see the README).
         #[arg(long)]
         json: bool,
+        /// Threads checking a manifest's shards (default: all cores).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        threads: Option<u64>,
     },
     /// Benchmarks: perft 5x6 depth 3, then solve and check each board. Prints a table.
     Bench {
@@ -1320,13 +1323,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             search,
             threads,
         } => bench(&boards, hash, &solver, &search, &threads),
-        Command::Check { files, json: true } => {
-            let (value, code) = json_cmd::check(&files);
+        Command::Check {
+            files,
+            json: true,
+            threads,
+        } => {
+            let threads = threads.map_or_else(amazons_checker::cli::all_cores, |n| n as usize);
+            let (value, code) = json_cmd::check(&files, threads);
             json_cmd::print(&value);
             Ok(ExitCode::from(code))
         }
-        Command::Check { files, json: false } => {
-            Ok(ExitCode::from(amazons_checker::cli::run(&files) as u8))
+        Command::Check {
+            files,
+            json: false,
+            threads,
+        } => {
+            let threads = threads.map_or_else(amazons_checker::cli::all_cores, |n| n as usize);
+            Ok(ExitCode::from(
+                amazons_checker::cli::run(&files, threads) as u8
+            ))
         }
         Command::Solve {
             board,

@@ -1,35 +1,54 @@
-//! `amazons-check FILE...`: verifies Amazons proof certificates with the trusted checker.
+//! `amazons-check [--threads N] FILE...`: verifies Amazons proof certificates with the trusted checker.
 
 use std::path::PathBuf;
 
-const USAGE: &str = "usage: amazons-check FILE_OR_DIR...
+const USAGE: &str = "usage: amazons-check [--threads N] FILE_OR_DIR...
 
 Verifies Amazons proof certificates (directories are searched for *.cert and
-*.cert.zst files; a manifest's shards are taken from the shards/ directory beside it).
+*.cert.zst files; a manifest's shards are taken from the shards/ directory beside it
+and checked on N threads, default all cores).
 Exit code: 0 every certificate verifies, 1 some certificate is wrong,
-2 some input is unreadable.";
+2 some input (or shard) is missing or damaged.";
 
 fn main() {
-    let mut paths = Vec::new();
+    let (mut paths, mut threads) = (Vec::new(), amazons_checker::cli::all_cores());
     let mut options_done = false;
-    for arg in std::env::args_os().skip(1) {
-        if !options_done && (arg == "--help" || arg == "-h") {
+    let mut args = std::env::args_os().skip(1);
+    let fail = |message: String| -> ! {
+        eprintln!("{message}\n{USAGE}");
+        std::process::exit(2)
+    };
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy().into_owned();
+        if !options_done && (text == "--help" || text == "-h") {
             use std::io::Write;
             // A closed pipe (`amazons-check --help | head -1`) is not an error here.
             let _ = writeln!(std::io::stdout(), "{USAGE}");
             return;
-        } else if !options_done && arg == "--" {
+        } else if !options_done && text == "--" {
             options_done = true;
-        } else if !options_done && arg.to_string_lossy().starts_with('-') {
-            eprintln!("unknown option {}\n{USAGE}", arg.to_string_lossy());
-            std::process::exit(2);
+        } else if !options_done && (text == "--threads" || text.starts_with("--threads=")) {
+            let value = match text.strip_prefix("--threads=") {
+                Some(v) => v.to_string(),
+                None => args
+                    .next()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            };
+            threads = match value.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => fail(format!(
+                    "--threads needs a number of at least 1, not {value:?}"
+                )),
+            };
+        } else if !options_done && text.starts_with('-') {
+            fail(format!("unknown option {text}"));
         } else {
             paths.push(PathBuf::from(arg));
         }
     }
     if paths.is_empty() {
-        eprintln!("{USAGE}");
-        std::process::exit(2);
+        fail("no certificate files given".to_string());
     }
-    std::process::exit(amazons_checker::cli::run(&paths));
+    std::process::exit(amazons_checker::cli::run(&paths, threads));
 }

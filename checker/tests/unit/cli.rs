@@ -34,13 +34,13 @@ fn exit_codes() {
     write(&wrong, vec![Step::ReplyAll]);
     std::fs::write(&junk, b"not a certificate").expect("write");
     let missing = dir.join("missing.cert");
-    assert_eq!(run(std::slice::from_ref(&good)), 0);
-    assert_eq!(run(&[good.clone(), good.clone()]), 0);
-    assert_eq!(run(&[good.clone(), wrong.clone()]), 1);
-    assert_eq!(run(std::slice::from_ref(&junk)), 2);
-    assert_eq!(run(std::slice::from_ref(&missing)), 2);
-    assert_eq!(run(&[wrong.clone(), missing]), 2);
-    assert_eq!(run(&[]), 2);
+    assert_eq!(run(std::slice::from_ref(&good), 2), 0);
+    assert_eq!(run(&[good.clone(), good.clone()], 2), 0);
+    assert_eq!(run(&[good.clone(), wrong.clone()], 2), 1);
+    assert_eq!(run(std::slice::from_ref(&junk), 2), 2);
+    assert_eq!(run(std::slice::from_ref(&missing), 2), 2);
+    assert_eq!(run(&[wrong.clone(), missing], 2), 2);
+    assert_eq!(run(&[], 2), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -51,11 +51,11 @@ fn directories_are_walked_for_cert_files() {
     let nested = dir.join("a/b");
     std::fs::create_dir_all(&empty).expect("mkdir");
     std::fs::create_dir_all(&nested).expect("mkdir");
-    assert_eq!(run(std::slice::from_ref(&empty)), 2, "no .cert files");
+    assert_eq!(run(std::slice::from_ref(&empty), 2), 2, "no .cert files");
     write(&nested.join("one.cert"), vec![Step::NoMove]);
     std::fs::write(dir.join("a/notes.txt"), b"ignored").expect("write");
-    assert_eq!(run(std::slice::from_ref(&dir)), 0);
+    assert_eq!(run(std::slice::from_ref(&dir), 2), 0);
     write(&dir.join("a/bad.cert"), vec![Step::NoMove, Step::NoMove]);
-    assert_eq!(run(std::slice::from_ref(&dir)), 1);
+    assert_eq!(run(std::slice::from_ref(&dir), 2), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }

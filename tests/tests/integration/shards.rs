@@ -770,7 +770,12 @@ fn tasks_over_budget_are_split_or_left_open() {
     let Failure::ShardWrong { detail, .. } = &e.failure else {
         panic!("expected a failure inside a split shard, got {e}");
     };
-    assert!(detail.contains("no shard file with this body hash"), "{e}");
+    assert!(
+        detail
+            .to_string()
+            .contains("no shard file with this body hash"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

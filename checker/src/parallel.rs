@@ -1,0 +1,103 @@
+//! Checking a manifest's shards on several threads, with the verdict of the one-thread check.
+//!
+//! One thread walks the certificate's own steps as [`crate::check_with`] does, but sends each
+//! top-level `Shard` step to a bounded queue instead of checking it in place; worker threads
+//! take shards from the queue and check each completely (nested shards in place). The walk
+//! adds a shard's claim to its proven set when it sends it, before the shard is checked.
+//! That changes no verdict: the certificate is accepted only if the walk and every shard
+//! check succeed, and then every claim in the proven set was proven; shards never see the
+//! walk's proven set. When some check fails, the failure reported is the one at the smallest
+//! step index, which is the one the one-thread check meets first (it stops there), with the
+//! same message. Memory stays bounded: the queue holds at most `threads` shard claims, and
+//! each worker holds one shard at a time.
+
+use crate::proof::{check_here, check_shard, error, CheckError, Job, Report, Shards, STACK_BYTES};
+use amazons_format::{Certificate, Step};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+
+/// How far a parallel check has come, after each shard checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Top-level shards checked, and cited in all.
+    pub shards_done: usize,
+    pub shards_total: usize,
+    /// Steps checked so far in those shards (their nested shards included).
+    pub steps_done: usize,
+}
+
+/// Checks `cert` like [`crate::check_with`], with its top-level shards checked on `threads`
+/// worker threads (at least one); `progress` is called after each shard.
+pub fn check_parallel(
+    cert: &Certificate,
+    shards: &dyn Shards,
+    threads: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, CheckError> {
+    let shards_total = (cert.steps.iter())
+        .filter(|s| matches!(s, Step::Shard { .. }))
+        .count();
+    let first_bad = AtomicUsize::new(usize::MAX);
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads.max(1));
+    let (job_rx, first_bad) = (&Mutex::new(job_rx), &first_bad);
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let builder = || std::thread::Builder::new().stack_size(STACK_BYTES);
+        let mut started = 0;
+        for _ in 0..threads.max(1) {
+            let done_tx = done_tx.clone();
+            let work = move || {
+                while let Some(job) = job_rx.lock().ok().and_then(|rx| rx.recv().ok()) {
+                    // A failure earlier in checking order is the answer: skip later shards.
+                    if job.step > first_bad.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let result = check_shard(shards, &job.claim, &job.hash, 0)
+                        .map_err(|f| error(&job.path, f, job.step, &job.claim));
+                    if result.is_err() {
+                        first_bad.fetch_min(job.step, Ordering::Relaxed);
+                    }
+                    if done_tx.send(result).is_err() {
+                        break;
+                    }
+                }
+            };
+            started += usize::from(builder().spawn_scoped(scope, work).is_ok());
+        }
+        drop(done_tx);
+        // Without a worker thread the shards are checked in place.
+        let jobs = (started > 0).then_some(job_tx);
+        let Ok(walk) = builder().spawn_scoped(scope, || check_here(cert, shards, 0, jobs)) else {
+            return crate::check_with(cert, shards);
+        };
+        let (mut done, mut steps, mut count, mut failed) = (0, 0, 0, None::<CheckError>);
+        for result in done_rx {
+            match result {
+                Ok(report) => {
+                    done += 1;
+                    steps += report.steps + report.shard_steps;
+                    count += 1 + report.shards;
+                    progress(Progress {
+                        shards_done: done,
+                        shards_total,
+                        steps_done: steps,
+                    });
+                }
+                Err(e) if failed.as_ref().is_some_and(|f| f.step < e.step) => {}
+                Err(e) => failed = Some(e),
+            }
+        }
+        let walked = walk
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match (walked, failed) {
+            (Err(w), Some(f)) => Err(if f.step < w.step { f } else { w }),
+            (Err(e), None) | (Ok(_), Some(e)) => Err(e),
+            (Ok(mut report), None) => {
+                report.shards += count;
+                report.shard_steps += steps;
+                Ok(report)
+            }
+        }
+    })
+}
