@@ -8,3 +8,4 @@ mod movegen_agreement;
 mod perft;
 mod shards;
 mod tamper;
+mod testdata;
