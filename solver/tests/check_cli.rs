@@ -1,0 +1,215 @@
+//! `amazons check` and `amazons-check` on manifests: thread counts, damaged and missing shards, non-canonical bodies, unfinished directories.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+/// Exit code, stdout and stderr of one run.
+fn run_exe(exe: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(exe)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+fn amazons_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_amazons"))
+}
+
+/// `amazons-check` beside `amazons`, if it is built and newer than the checker's and the
+/// format's sources (cargo builds it only for the checker's own tests).
+fn amazons_check_exe() -> Option<PathBuf> {
+    fn newest(dir: &Path, t: &mut SystemTime) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if entry.path().is_dir() {
+                newest(&entry.path(), t);
+            } else if let Ok(m) = entry.metadata().and_then(|m| m.modified()) {
+                *t = (*t).max(m);
+            }
+        }
+    }
+    let exe =
+        amazons_exe().with_file_name(format!("amazons-check{}", std::env::consts::EXE_SUFFIX));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut sources = SystemTime::UNIX_EPOCH;
+    newest(&root.join("checker/src"), &mut sources);
+    newest(&root.join("format/src"), &mut sources);
+    let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
+    if built.is_some_and(|t| t >= sources) {
+        Some(exe)
+    } else {
+        eprintln!(
+            "note: {} is missing or older than the checker sources; skipped",
+            exe.display()
+        );
+        None
+    }
+}
+
+/// Runs `amazons check ARGS` and `amazons-check ARGS` (when built); returns their results.
+fn both(args: &[&str]) -> Vec<(i32, String, String)> {
+    let mut check = vec!["check"];
+    check.extend_from_slice(args);
+    let mut out = vec![run_exe(&amazons_exe(), &check)];
+    if let Some(exe) = amazons_check_exe() {
+        out.push(run_exe(&exe, args));
+    }
+    for (code, _, stderr) in &out {
+        assert!(!stderr.contains("panicked"), "{code}: {stderr}");
+    }
+    out
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amazons-check-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temporary path")
+}
+
+fn solve(args: &[&str]) {
+    let (code, out, err) = run_exe(&amazons_exe(), args);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// A file with a correct header, hash and sentinel around `body`.
+fn wrap(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&amazons_format::MAGIC);
+    out.extend_from_slice(&amazons_format::VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&amazons_format::hash_body(body));
+    out.extend_from_slice(body);
+    out.extend_from_slice(&amazons_format::SENTINEL);
+    out
+}
+
+#[test]
+fn a_4x4_certificate_with_a_padded_varint_is_damaged_for_both_checkers() {
+    let dir = scratch("padded");
+    let cert = dir.join("4x4.cert");
+    solve(&["solve", "4x4", "-q", "--hash", "16", "-o", s(&cert)]);
+    let bytes = std::fs::read(&cert).expect("read");
+    assert!(both(&[s(&cert)]).iter().all(|r| r.0 == 0));
+    // The body starts with the root claim (22 bytes on 4x4), then the steps' count.
+    let body = &bytes[52..bytes.len() - 8];
+    let at = 2 + 1 + 16 + 3;
+    let end = at
+        + body[at..]
+            .iter()
+            .position(|b| b & 0x80 == 0)
+            .expect("a varint")
+        + 1;
+    assert!(end - at < 9, "room to pad the count");
+    let mut padded = body[..end].to_vec();
+    padded[end - 1] |= 0x80;
+    padded.push(0x00);
+    padded.extend_from_slice(&body[end..]);
+    let file = dir.join("padded.cert");
+    std::fs::write(&file, wrap(&padded)).expect("write");
+    for (code, stdout, stderr) in both(&[s(&file)]) {
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert!(stderr.contains("not canonical"), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `ok` line without its timing (`, 28 ms)`).
+fn untimed(stdout: &str) -> String {
+    let line = |l: &str| match l.rsplit_once(", ") {
+        Some((head, tail)) if tail.ends_with(" ms)") => head.to_string(),
+        _ => l.to_string(),
+    };
+    stdout.lines().map(line).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
+    let dir = scratch("threads");
+    let run = dir.join("4x4");
+    solve(&["solve", "4x4", "--shards", s(&run), "-q", "--hash", "8"]);
+    let manifest = run.join("manifest.cert");
+    assert!(manifest.is_file(), "an uncompressed manifest");
+    let one = both(&["--threads", "1", s(&manifest)]);
+    let two = both(&["--threads", "2", s(&manifest)]);
+    for (a, b) in one.iter().zip(&two) {
+        assert_eq!((a.0, b.0), (0, 0), "{a:?} {b:?}");
+        assert!(a.1.contains(" shards, "), "{}", a.1);
+        assert_eq!(untimed(&a.1), untimed(&b.1));
+    }
+
+    // A wrong proof: two shard steps swapped (each shard proves the other's claim).
+    let cert = amazons_format::decode(&std::fs::read(&manifest).expect("read")).expect("decode");
+    let shard_steps: Vec<usize> = (0..cert.steps.len())
+        .filter(|&i| matches!(cert.steps[i], amazons_format::Step::Shard { .. }))
+        .collect();
+    let mut swapped = cert.clone();
+    swapped.steps.swap(shard_steps[0], shard_steps[1]);
+    let wrong = run.join("swapped.cert");
+    std::fs::write(&wrong, amazons_format::encode(&swapped).expect("encode")).expect("write");
+    let one = both(&["--threads", "1", s(&wrong)]);
+    let two = both(&["--threads", "2", s(&wrong)]);
+    for (a, b) in one.iter().zip(&two) {
+        assert_eq!((a.0, b.0), (1, 1), "{a:?} {b:?}");
+        assert!(a.2.contains("proves a different claim"), "{}", a.2);
+        assert_eq!(a.2, b.2, "the same message on 1 and 2 threads");
+    }
+    std::fs::remove_file(&wrong).expect("remove");
+
+    // A damaged shard (a body byte flipped: its hash fails) and a missing one exit 2.
+    let shard = std::fs::read_dir(run.join("shards"))
+        .expect("shards")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".cert"))
+        .expect("a shard");
+    let good = std::fs::read(&shard).expect("read");
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 20] ^= 0x01;
+    std::fs::write(&shard, &bad).expect("write");
+    for (code, _, stderr) in both(&[s(&manifest)]) {
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("missing or damaged") && stderr.contains("unreadable"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_file(&shard).expect("remove");
+    for (code, _, stderr) in both(&["--threads", "1", s(&manifest)]) {
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("no shard file with this body hash"),
+            "{stderr}"
+        );
+    }
+    std::fs::write(&shard, &good).expect("restore");
+
+    // Without its manifest the directory is an unfinished result.
+    std::fs::remove_file(&manifest).expect("remove the manifest");
+    let shards = std::fs::read_dir(run.join("shards"))
+        .expect("shards")
+        .count();
+    for (code, _, stderr) in both(&[s(&run)]) {
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains(&format!("{shards} shard files")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("manifest") && stderr.contains("missing"),
+            "{stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
