@@ -137,7 +137,7 @@ pub fn decode(bytes: &[u8]) -> Result<Certificate, FileError> {
         return Err(FileError::Trailing(rest.len()));
     }
     match postcard::to_io(&cert, SameAs(body)) {
-        Ok(SameAs(left)) if left.is_empty() => {}
+        Ok(SameAs([])) => {}
         _ => return Err(FileError::NonCanonical),
     }
     if !cert.root.position.is_valid() {

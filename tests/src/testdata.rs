@@ -209,7 +209,7 @@ fn symmetric_pair(s: Symmetry, avoid_inverse: bool) -> String {
             if !apart || sq.min(se) > q.min(e) {
                 continue;
             }
-            let mut cells = vec!['#'; 16];
+            let mut cells = ['#'; 16];
             (cells[q], cells[e], cells[sq], cells[se]) = ('O', '.', 'O', '.');
             let grid: Vec<String> = (0..4)
                 .rev()
