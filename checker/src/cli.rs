@@ -148,7 +148,7 @@ pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
                     ));
                     say(format_args!("verified: {}", report.claim));
                 }
-                Verdict::Wrong(e) if e.damaged() => {
+                Verdict::Wrong(e) if e.failure.damaged() => {
                     eprint!(
                         "{}: unreadable: a shard is missing or damaged\n{e}",
                         file.display()

@@ -11,7 +11,7 @@
 //! same message. Memory stays bounded: the queue holds at most `threads` shard claims, and
 //! each worker holds one shard at a time.
 
-use crate::proof::{check_here, check_shard, error, CheckError, Job, Report, Shards, STACK_BYTES};
+use crate::proof::{check_here, check_shard, error, CheckError, Job, Report, Shards};
 use amazons_format::{Certificate, Step};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -26,8 +26,13 @@ pub struct Progress {
     pub steps_done: usize,
 }
 
-/// Checks `cert` like [`crate::check_with`], with its top-level shards checked on `threads`
-/// worker threads (at least one); `progress` is called after each shard.
+/// Stack size of a checking thread: enough for [`crate::MAX_DEPTH`] levels of recursion in
+/// each of the shard levels.
+const STACK_BYTES: usize = 256 << 20;
+
+/// Checks `cert` by SPEC 4 and 5, with its top-level shards checked on `threads` worker
+/// threads (none: in place, as [`crate::check_with`] does); `progress` is called after each
+/// shard checked by a worker.
 pub fn check_parallel(
     cert: &Certificate,
     shards: &dyn Shards,
@@ -38,13 +43,13 @@ pub fn check_parallel(
         .filter(|s| matches!(s, Step::Shard { .. }))
         .count();
     let first_bad = AtomicUsize::new(usize::MAX);
-    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads.max(1));
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
     let (job_rx, first_bad) = (&Mutex::new(job_rx), &first_bad);
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::scope(|scope| {
         let builder = || std::thread::Builder::new().stack_size(STACK_BYTES);
         let mut started = 0;
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             let done_tx = done_tx.clone();
             let work = move || {
                 while let Some(job) = job_rx.lock().ok().and_then(|rx| rx.recv().ok()) {
@@ -68,7 +73,7 @@ pub fn check_parallel(
         // Without a worker thread the shards are checked in place.
         let jobs = (started > 0).then_some(job_tx);
         let Ok(walk) = builder().spawn_scoped(scope, || check_here(cert, shards, 0, jobs)) else {
-            return crate::check_with(cert, shards);
+            return check_here(cert, shards, 0, None);
         };
         let (mut done, mut steps, mut count, mut failed) = (0, 0, 0, None::<CheckError>);
         for result in done_rx {

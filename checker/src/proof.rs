@@ -15,10 +15,6 @@ use std::sync::mpsc::SyncSender;
 /// Nesting deeper than this (the root is at depth 0) is rejected (SPEC 4).
 pub const MAX_DEPTH: usize = 1000;
 
-/// Stack size of a checking thread: enough for [`MAX_DEPTH`] levels of recursion in each of
-/// the shard levels.
-pub(crate) const STACK_BYTES: usize = 256 << 20;
-
 /// What a successful check established.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
@@ -195,13 +191,6 @@ impl fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
-impl CheckError {
-    /// Whether the rejection is a missing or damaged shard file rather than a wrong proof.
-    pub fn damaged(&self) -> bool {
-        self.failure.damaged()
-    }
-}
-
 /// Why a certificate file was not accepted.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckFileError {
@@ -230,13 +219,11 @@ pub fn check_bytes_with(bytes: &[u8], shards: &dyn Shards) -> Result<Report, Che
 /// root claim is about the game itself, so it holds no spare moves. A shard's root may hold
 /// spares, since it must equal the claim that cites it.
 pub fn whole_board(cert: &Certificate) -> Result<(), CheckError> {
-    if cert.root.spare == 0 {
-        return Ok(());
+    let spare = cert.root.spare;
+    match spare {
+        0 => Ok(()),
+        _ => Err(error(&[], Failure::RootSpare { spare }, 0, &cert.root)),
     }
-    let failure = Failure::RootSpare {
-        spare: cert.root.spare,
-    };
-    Err(error(&[], failure, 0, &cert.root))
 }
 
 /// Checks a certificate: its steps must prove the root claim exactly (SPEC 4 and 5). A
@@ -247,18 +234,7 @@ pub fn check(cert: &Certificate) -> Result<Report, CheckError> {
 
 /// Checks a certificate, taking the shard files its `Shard` steps cite from `shards`.
 pub fn check_with(cert: &Certificate, shards: &dyn Shards) -> Result<Report, CheckError> {
-    // The recursion is capped at MAX_DEPTH levels; run it on a thread with room for them.
-    std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || check_here(cert, shards, 0, None))
-        {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => check_here(cert, shards, 0, None),
-        }
-    })
+    crate::parallel::check_parallel(cert, shards, 0, &mut |_| {})
 }
 
 /// Checks `cert` at shard depth `shard_depth` (0 for the file given to the checker). With

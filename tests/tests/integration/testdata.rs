@@ -41,7 +41,7 @@ fn verdict(file: &Path, threads: usize) -> (i32, String, String) {
             if matches!(e.failure, Failure::ShardWrong { .. }) {
                 rule = format!("{rule}: {}", variant(format!("{:?}", innermost(&e))));
             }
-            (if e.damaged() { 2 } else { 1 }, rule, e.to_string())
+            (if e.failure.damaged() { 2 } else { 1 }, rule, e.to_string())
         }
     }
 }
