@@ -14,7 +14,7 @@
 use crate::proof::{check_here, check_shard, error, CheckError, Job, Report, Shards};
 use amazons_format::{Certificate, Step};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 
 /// How far a parallel check has come, after each shard checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,13 +44,15 @@ pub fn check_parallel(
         .count();
     let first_bad = AtomicUsize::new(usize::MAX);
     let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
-    let (job_rx, first_bad) = (&Mutex::new(job_rx), &first_bad);
+    // Shared by the workers only: should they all stop (a panic, which the scope passes
+    // on), the queue closes and the walk cannot wait on it for ever.
+    let (job_rx, first_bad) = (Arc::new(Mutex::new(job_rx)), &first_bad);
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::scope(|scope| {
         let builder = || std::thread::Builder::new().stack_size(STACK_BYTES);
         let mut started = 0;
         for _ in 0..threads {
-            let done_tx = done_tx.clone();
+            let (done_tx, job_rx) = (done_tx.clone(), Arc::clone(&job_rx));
             let work = move || {
                 while let Some(job) = job_rx.lock().ok().and_then(|rx| rx.recv().ok()) {
                     // A failure earlier in checking order is the answer: skip later shards.
@@ -69,7 +71,7 @@ pub fn check_parallel(
             };
             started += usize::from(builder().spawn_scoped(scope, work).is_ok());
         }
-        drop(done_tx);
+        drop((done_tx, job_rx));
         // Without a worker thread the shards are checked in place.
         let jobs = (started > 0).then_some(job_tx);
         let Ok(walk) = builder().spawn_scoped(scope, || check_here(cert, shards, 0, jobs)) else {
