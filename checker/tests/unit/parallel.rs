@@ -1,0 +1,113 @@
+//! Parallel checking: any number of threads gives the one-thread verdict, and the failure reported is the first in checking order.
+
+use amazons_checker::{check_parallel, check_with, Failure, Progress, Shards};
+use amazons_format::{
+    encode, hash_body, Certificate, Claim, Color, LocalClaim, Meta, Position, Step,
+};
+use std::collections::HashMap;
+
+struct Memory(HashMap<[u8; 32], Vec<u8>>);
+
+impl Shards for Memory {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        self.0.get(hash).cloned()
+    }
+}
+
+/// Six components, each a White queen beside an empty square; Black (no queens) to move.
+const SIX: &str = "O.#O.#O.|########|O.#O.#O.";
+
+fn local(i: usize) -> Claim {
+    let mut position = Position::parse_grid(SIX, Color::Black).expect("grid");
+    let keep = [(0, 1), (3, 4), (6, 7), (16, 17), (19, 20), (22, 23)][i];
+    for (sq, cell) in position.cells.iter_mut().enumerate() {
+        if sq != keep.0 && sq != keep.1 {
+            *cell = amazons_format::Cell::Arrow;
+        }
+    }
+    Claim {
+        position,
+        spare: 0,
+        winner: Color::White,
+    }
+}
+
+/// A manifest proving the six local claims by six shards; `wrong` shards say `ReplyAll`
+/// (Black has no action there) instead of `NoMove`; `extra` steps trail the proof.
+fn manifest(wrong: &[usize], extra: usize) -> (Certificate, Memory) {
+    let mut shards = Memory(HashMap::new());
+    let mut steps = vec![Step::Sum {
+        parts: vec![
+            LocalClaim {
+                bound: 0,
+                strict: false
+            };
+            6
+        ],
+    }];
+    for i in 0..6 {
+        let step = if wrong.contains(&i) {
+            Step::ReplyAll
+        } else {
+            Step::NoMove
+        };
+        let shard = Certificate {
+            root: local(i),
+            steps: vec![step],
+            meta: Meta::default(),
+        };
+        let bytes = encode(&shard).expect("encode");
+        let hash = hash_body(&bytes[52..bytes.len() - 8]);
+        shards.0.insert(hash, bytes);
+        steps.push(Step::Shard { hash });
+    }
+    steps.extend(std::iter::repeat(Step::NoMove).take(extra));
+    let root = Claim {
+        position: Position::parse_grid(SIX, Color::Black).expect("grid"),
+        spare: 0,
+        winner: Color::White,
+    };
+    (
+        Certificate {
+            root,
+            steps,
+            meta: Meta::default(),
+        },
+        shards,
+    )
+}
+
+#[test]
+fn every_thread_count_gives_the_first_failure_in_checking_order() {
+    for (wrong, extra, step) in [
+        (vec![], 0, None),
+        (vec![2, 5], 0, Some(3)),
+        (vec![4], 1, Some(5)),
+        (vec![], 2, Some(7)),
+    ] {
+        let (cert, shards) = manifest(&wrong, extra);
+        let alone = check_with(&cert, &shards);
+        assert_eq!(
+            alone.as_ref().err().map(|e| e.step),
+            step,
+            "{wrong:?} {extra}"
+        );
+        for threads in [1, 2, 4] {
+            let mut seen = Vec::new();
+            let got = check_parallel(&cert, &shards, threads, &mut |p: Progress| seen.push(p));
+            assert_eq!(got, alone, "{threads} threads, {wrong:?} {extra}");
+            if step.is_none() {
+                assert_eq!(seen.len(), 6, "progress after each shard");
+                assert_eq!(
+                    seen.last()
+                        .map(|p| (p.shards_done, p.shards_total, p.steps_done)),
+                    Some((6, 6, 6))
+                );
+            }
+        }
+        if !wrong.is_empty() {
+            let e = alone.expect_err("a wrong shard");
+            assert!(matches!(e.failure, Failure::ShardWrong { .. }), "{e}");
+        }
+    }
+}
