@@ -50,7 +50,8 @@ pub fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// How one file fared: verified, wrong (a `CheckError`; [`CheckError::damaged`] when a shard
+/// How one file fared: verified, wrong (a `CheckError`; its failure is
+/// [`Failure::damaged`](crate::Failure::damaged) when a shard
 /// is missing or damaged), or unreadable.
 pub enum Verdict {
     Ok(Report),
@@ -59,7 +60,7 @@ pub enum Verdict {
 }
 
 /// Reads, decodes and checks one certificate file, its shards on `threads` threads, with
-/// progress lines on stderr every few seconds.
+/// progress lines on stderr every 10 seconds.
 pub fn check_file(file: &Path, threads: usize) -> Verdict {
     let shards = DirShards::scan(&file.parent().unwrap_or(Path::new(".")).join("shards"));
     let decoded = stored::read(file)
@@ -71,7 +72,7 @@ pub fn check_file(file: &Path, threads: usize) -> Verdict {
     };
     let (start, mut last) = (Instant::now(), Instant::now());
     let mut progress = |p: Progress| {
-        if last.elapsed() < Duration::from_secs(5) || p.shards_done == 0 {
+        if last.elapsed() < Duration::from_secs(10) || p.shards_done == 0 {
             return;
         }
         last = Instant::now();

@@ -292,7 +292,7 @@ pub fn check(paths: &[PathBuf], threads: usize) -> (Value, u8) {
                     "shard_steps": r.shard_steps,
                     "millis": ms,
                 }),
-                Verdict::Wrong(e) if e.damaged() => {
+                Verdict::Wrong(e) if e.failure.damaged() => {
                     unreadable = true;
                     refuse(&file, e.to_string())
                 }
