@@ -5,6 +5,7 @@
 
 pub mod ab;
 pub mod bitboard;
+pub mod campaign;
 pub mod db;
 pub mod dfpn;
 pub mod emit;
@@ -164,8 +165,7 @@ pub fn solve_state(
 }
 
 /// The board moves of the side to move, most promising first, after a df-pn search of
-/// `position` within `opts.max_nodes`: children closer to a proof (smaller disproof number
-/// of the opponent) first; children the search never reached last, in move order.
+/// `position` within `opts.max_nodes`, in the order of [`promise_order`].
 pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
     rank_and_lean(position, opts).0
 }
@@ -175,6 +175,31 @@ pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
 pub fn rank_and_lean(position: &Position, opts: &Options) -> (Vec<Move>, bool) {
     let r = ranking(position, opts);
     (r.moves.into_iter().map(|(m, _)| m).collect(), r.lean)
+}
+
+/// The order of [`ranking`] on two moves' (proof, disproof) numbers for a win of the side
+/// to move: proved wins first, then open moves by the ratio of proof to disproof number
+/// (smaller first; equal ratios by the smaller proof number), then moves the search never
+/// reached, and proved losses last. Both numbers count: a move whose disproof number is
+/// 1 is nearly refuted (one reply seems to settle it), however small its proof number,
+/// so it does not come first as it would by proof number alone (6x5's self-blocking
+/// b1-a1xb1). Equal keys keep move order (the sort is stable).
+pub fn promise_order(a: Option<(u32, u32)>, b: Option<(u32, u32)>) -> std::cmp::Ordering {
+    let class = |n: Option<(u32, u32)>| match n {
+        Some((0, _)) => 0,
+        Some((_, 0)) => 3,
+        Some(_) => 1,
+        None => 2,
+    };
+    class(a).cmp(&class(b)).then_with(|| match (a, b) {
+        (Some((pa, da)), Some((pb, db))) if class(a) == 1 => {
+            // pa / da against pb / db, without division.
+            (u64::from(pa) * u64::from(db))
+                .cmp(&(u64::from(pb) * u64::from(da)))
+                .then(pa.cmp(&pb))
+        }
+        _ => std::cmp::Ordering::Equal,
+    })
 }
 
 /// What a budget-limited df-pn search says about a position and each of its moves.
@@ -217,8 +242,7 @@ pub fn ranking(position: &Position, opts: &Options) -> Ranking {
             (m, search.lookup(&child).map(|(phi, delta, _)| (delta, phi)))
         })
         .collect();
-    // Reached moves by proof, then disproof number; stable: equal keys keep move order.
-    moves.sort_by_key(|&(_, n)| n.map_or((1, u32::MAX, u32::MAX), |(pn, dn)| (0, pn, dn)));
+    moves.sort_by(|a, b| promise_order(a.1, b.1));
     Ranking {
         root: numbers,
         winner,

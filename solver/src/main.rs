@@ -75,9 +75,10 @@ enum Command {
         /// Certificate file to write (default: a name under the current directory).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Transposition table size in MiB (bounds the search memory).
-        #[arg(long, default_value_t = 512, value_name = "MIB")]
-        hash: usize,
+        /// Transposition table size in MiB (bounds the search memory). Default 512; with
+        /// --shards, 65% of the memory available (MemAvailable), shared among the threads.
+        #[arg(long, value_name = "MIB")]
+        hash: Option<usize>,
         /// Give up after this many search nodes (with --shards: per task; see --split-depth).
         #[arg(long, value_name = "N")]
         max_nodes: Option<u64>,
@@ -159,7 +160,9 @@ enum Command {
     },
     /// Rank the moves of a position by a df-pn search within a node budget, as a sharded
     /// solve guesses when it splits a task: each move with the proof and disproof numbers
-    /// of a win for the side to move after it (smaller proof number: more promising).
+    /// of a win for the side to move after it, most promising first: proved wins, then by
+    /// the ratio of proof to disproof number (a disproof number of 1: nearly refuted), proved
+    /// losses last.
     Rank {
         /// Board (`WxH` or `standard`); omit with --position.
         board: Option<String>,
@@ -689,21 +692,30 @@ struct Sharding {
     /// With --shards: worker threads (default: all cores); the table is split among them.
     #[arg(long, value_name = "N", requires = "shards")]
     threads: Option<usize>,
-    /// With --shards and --max-nodes or --max-steps (then budgets per task): split a task
-    /// over budget this many levels deeper (the most promising move is fixed, one subtask per reply;
+    /// With --shards: split a task over budget (--max-nodes or --max-steps, or the top of
+    /// the --ladder) this many levels deeper (the most promising move is fixed, one subtask per reply;
     /// the task's shard becomes a manifest of its subtasks; each split is recorded in
     /// DIR/splits.tsv, and a rerun splits the same way at once). 0 leaves such tasks open
-    /// for a later run; the other tasks go on either way.
-    #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
-    split_depth: usize,
+    /// for a later run; the other tasks go on either way. Default: 0 with --max-nodes,
+    /// else 3.
+    #[arg(long, value_name = "N", requires = "shards")]
+    split_depth: Option<usize>,
+    /// With --shards and without --max-nodes: the node budgets each task is solved whole
+    /// with in turn before it is split (default 1M,10M,100M,1G,10G,100G; a rung whose table
+    /// would not fit is cut to what the table holds and is the last). The first rung of
+    /// 10M or more (else the top) is also the budget of the searches that rank moves.
+    /// Each rung is recorded in DIR/decisions.tsv.
+    #[arg(long, value_name = "N,..", value_delimiter = ',', requires = "shards")]
+    ladder: Vec<u64>,
     /// With --shards: each thread keeps its transposition table from one task to the next,
     /// so later tasks reuse what earlier ones proved (faster; certificates still checked),
     /// but shard bytes and the root hash then depend on the order the tasks ran in.
     #[arg(long, requires = "shards")]
     shared_table: bool,
     /// With --shards: solve the tasks most promising first, as ranked by a df-pn of the
-    /// split position within --max-nodes (default 1M nodes), instead of in move order.
-    /// Without --first-move, the run stops at the first move that wins.
+    /// split position within --max-nodes (default: the ladder's guess budget, 10M), instead of
+    /// in move order; always on without --max-nodes. Without --first-move, the run stops
+    /// at the first move that wins.
     #[arg(long, requires = "shards")]
     guess_order: bool,
     /// With --shards: solve only these tasks, comma separated: numbers (`46`), shard names
@@ -739,12 +751,15 @@ fn plan(position: &Position, first: Option<Move>) -> Result<amazons_solver::shar
 }
 
 /// `amazons solve --shards`: solve every task (resuming), write and check the manifest.
+/// `table` is the table size chosen from free memory when --hash was not given.
 fn solve_sharded(
     position: &Position,
     sharding: &Sharding,
     opts: &Options,
+    table: Option<amazons_solver::campaign::memory::Choice>,
     json: bool,
 ) -> Result<ExitCode> {
+    use amazons_solver::campaign::{decisions, ladder::Ladder, safety};
     // With --json, the text lines are left out and one JSON object ends the run.
     macro_rules! say {
         ($($arg:tt)*) => {
@@ -765,9 +780,77 @@ fn solve_sharded(
     if let Err(e) = plan.check_only(&sharding.only) {
         return usage(format!("--only: {e}"));
     }
+    // Another campaign's directory is refused before anything is written to it.
+    if let Err(e) = safety::check_plan(dir, &plan) {
+        return usage(e.to_string());
+    }
+    let ladder = match (opts.max_nodes, sharding.ladder.is_empty()) {
+        (Some(_), false) => return usage("--ladder and --max-nodes exclude each other"),
+        (Some(_), true) => None,
+        (None, true) => Some(Ladder::default()),
+        (None, false) => match Ladder::new(sharding.ladder.clone()) {
+            Some(l) => Some(l),
+            None => return usage("--ladder needs a budget of at least 1 node"),
+        },
+    };
+    let split_depth = sharding.split_depth.unwrap_or(match ladder {
+        Some(_) => amazons_solver::campaign::ladder::DEFAULT_SPLIT_DEPTH,
+        None => 0,
+    });
     let threads = sharding
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let table_line = match table {
+        Some(c) => format!(
+            "{} MiB from free memory ({}% of {} MiB available), {} MiB per thread",
+            c.mib,
+            amazons_solver::campaign::memory::SHARE_PERCENT,
+            c.available_mib,
+            c.mib / threads.max(1)
+        ),
+        None => format!(
+            "{} MiB (--hash), {} MiB per thread",
+            opts.hash_mib,
+            opts.hash_mib / threads.max(1)
+        ),
+    };
+    say!("table: {table_line}");
+    let budget_line = match &ladder {
+        Some(l) => {
+            let rungs: Vec<String> = l.rungs.iter().map(|&n| decisions::nodes(n)).collect();
+            format!(
+                "ladder {}; split {split_depth} deep past its top",
+                rungs.join(", ")
+            )
+        }
+        None => format!(
+            "--max-nodes {} per task; split {split_depth} deep",
+            opts.max_nodes.map_or("-".into(), |n| n.to_string())
+        ),
+    };
+    say!("budget: {budget_line}");
+    decisions::record(
+        dir,
+        "run",
+        "table",
+        &format!("{} MiB", opts.hash_mib),
+        &table_line,
+    );
+    decisions::record(
+        dir,
+        "run",
+        "budget",
+        &format!("{threads} thread(s)"),
+        &budget_line,
+    );
+    let status = amazons_solver::campaign::status::Status::on_disk(&plan, dir);
+    if status.done > 0 || status.timed > 0 {
+        eprintln!(
+            "campaign so far: {} (shards on disk, checked as the run resumes them)",
+            status.line()
+        );
+    }
     say!(
         "solving {} in {} tasks ({} more by symmetry) on {threads} thread(s) into {}",
         position.describe(),
@@ -779,15 +862,19 @@ fn solve_sharded(
     let t = Instant::now();
     let budget = amazons_solver::shard::Budget {
         threads,
-        split_depth: sharding.split_depth,
+        split_depth,
         shared_table: sharding.shared_table,
-        guess_order: sharding.guess_order,
+        guess_order: sharding.guess_order || ladder.is_some(),
         only: sharding.only.clone(),
         escalate: sharding.escalate,
         tries: sharding.tries,
+        ladder,
     };
     let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {
+            if p.finished {
+                eprintln!("task: {}", p.last);
+            }
             eprintln!("progress: {}", p.line());
         }
     })?;
@@ -1355,14 +1442,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             sharding,
             json,
         } => {
-            let opts = search.options(hash, max_nodes, max_steps)?;
             if sharding.shards.is_some() {
                 if solver != amazons_solver::solvers::SolverKind::Dfpn {
                     return usage("--shards works with --solver dfpn only");
                 }
                 let position = setup.position(board.as_deref())?;
-                return solve_sharded(&position, &sharding, &opts, json);
+                // Without --hash, the table is sized from the memory available now.
+                let table = match hash {
+                    Some(_) => None,
+                    None => amazons_solver::campaign::memory::Choice::for_this_machine(),
+                };
+                let hash = hash.or(table.map(|c| c.mib)).unwrap_or(512);
+                let opts = search.options(hash, max_nodes, max_steps)?;
+                return solve_sharded(&position, &sharding, &opts, table, json);
             }
+            let opts = search.options(hash.unwrap_or(512), max_nodes, max_steps)?;
             solve(board, setup, output, &opts, solver, json)
         }
         Command::Tasks {
@@ -1810,22 +1904,30 @@ fn index(dir: &Path) -> Result<ExitCode> {
             ));
             println!("{}: {}", manifest.display(), report.claim);
         } else {
-            let proved = plan.proved(sub);
+            // The figures a run of the campaign prints.
+            let st = amazons_solver::campaign::status::Status::checked(&plan, sub);
             progress.push_str(&format!(
-                "| {name}/ | {} | {} | {proved} / {total} | {:.2} |\n",
+                "| {name}/ | {} | {} | {} / {} | {} | {:.2} | {} |\n",
                 md_cell(&plan.root.describe()),
                 first,
-                millis as f64 / 3.6e6
+                st.done,
+                st.total,
+                st.nodes,
+                st.millis as f64 / 3.6e6,
+                st.left_millis()
+                    .map_or("-".to_string(), |ms| format!("{:.2}", ms as f64 / 3.6e6))
             ));
-            println!("{}: {proved} of {total} tasks proved", sub.display());
+            println!("{}: {}", sub.display(), st.line());
         }
     }
     if !progress.is_empty() {
         out.push_str(
             "\n## In progress\n\nSharded solves not finished yet: tasks whose shard is on disk \
-             and checks, of all tasks (mirror images excluded), and the hours their solving \
-             took (from `times.tsv`).\n\n| directory | root | first move | tasks proved | hours |\n\
-             |---|---|---|---|---|\n",
+             and checks, of all tasks (mirror images excluded), the nodes and hours their \
+             solving took (from `times.tsv`), and the hours left at the mean time per task \
+             so far (a floor: hard tasks tend to come last).\n\n\
+             | directory | root | first move | tasks proved | nodes | hours | hours left |\n\
+             |---|---|---|---|---|---|---|\n",
         );
         out.push_str(&progress);
     }
@@ -2069,6 +2171,8 @@ fn solve(
     }
     let position = setup.position(board.as_deref())?;
     let path = output.unwrap_or_else(|| default_name(board.as_deref(), &setup, &position));
+    // Found out now, not after the whole solve.
+    amazons_solver::campaign::safety::check_writable(&path).map_err(Usage)?;
     say!(
         "solving {} (table {} MiB)",
         position.describe(),

@@ -38,6 +38,12 @@ pub enum ShardError {
     Refuted(String),
     #[error("{0}: not a plan file: {1}")]
     BadPlan(PathBuf, String),
+    #[error("{dir} holds another campaign: its plan is {theirs}, this run's is {ours}; give another directory")]
+    OtherPlan {
+        dir: PathBuf,
+        theirs: String,
+        ours: String,
+    },
     #[error("{open} of {total} tasks are unfinished (over the node budget{split}): finished shards are kept, so a rerun goes on where this one stopped (with --tries, through the next moves of a task whose guesses were refuted); a larger --max-nodes, or none, may finish them sooner")]
     Unfinished {
         open: usize,
@@ -84,6 +90,10 @@ pub struct Budget {
     /// lost; the task then stays open and a rerun goes on with the next ones. 0: every
     /// move, so the run settles the task (a win, or the loss once every move is lost).
     pub tries: usize,
+    /// Solve each task whole with these growing budgets before splitting it (the run has
+    /// no `--max-nodes` then); see [`crate::campaign::ladder`]. `None`: one solve with
+    /// `Options::max_nodes`.
+    pub ladder: Option<crate::campaign::ladder::Ladder>,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -479,6 +489,8 @@ pub struct Progress {
     pub running: Vec<Running>,
     /// Subtasks of split tasks solved by threads that had no task of their own left.
     pub helped: usize,
+    /// This report is for a task that just finished (named in `last`), not a periodic one.
+    pub finished: bool,
 }
 
 /// A task in flight, as the progress line shows it.
@@ -612,31 +624,10 @@ fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 }
 
 fn existing_at(path: &Path, position: &Position) -> Option<Done> {
-    let path = on_disk(path)?;
-    let path = path.as_path();
-    let bytes = amazons_format::stored::read(path).ok()?;
-    let cert = amazons_format::decode(&bytes).ok()?;
-    if &cert.root.position != position || cert.root.spare != 0 {
-        return None;
+    match crate::campaign::safety::examine(path, position) {
+        crate::campaign::safety::Found::Good(done) => Some(done),
+        _ => None,
     }
-    let body = amazons_format::file::verified_body(&bytes).ok()?;
-    let hash = amazons_format::hash_body(body);
-    // The run directory: the shard lies in its `shards/`.
-    let run = path.parent()?.parent()?;
-    if !crate::verified::is_checked(run, &hash) {
-        let shards = crate::verified::RunShards::new(run);
-        amazons_checker::check_with(&cert, &shards).ok()?;
-        crate::verified::mark_checked(run, &hash);
-    }
-    Some(Done {
-        winner: cert.root.winner,
-        hash,
-        nodes: cert.meta.nodes,
-        millis: cert.meta.millis,
-        bytes: bytes.len() as u64,
-        resumed: true,
-        mirror_of: None,
-    })
 }
 
 /// Writes `bytes` to `path` atomically (a temporary file beside it, then a rename).
@@ -812,8 +803,10 @@ fn prove_position(
     name: &str,
     depth: usize,
 ) -> Result<Done, Attempt> {
-    let (dir, root, opts) = (cx.dir, cx.root, cx.opts);
-    if let Some(done) = existing_at(&shard_file(dir, name), position) {
+    let (dir, root) = (cx.dir, cx.root);
+    // A damaged or altered shard is moved aside, named, and the task solved again.
+    if let Some(done) = crate::campaign::safety::resume(dir, &shard_file(dir, name), name, position)
+    {
         return Ok(done);
     }
     // A task an earlier run split is split again the same way, at once.
@@ -823,19 +816,14 @@ fn prove_position(
         None
     };
     if recorded.is_none() {
-        match solve_position(dir, position, name, root, opts) {
+        match cx.solve_whole(position, name) {
             Err(Attempt::Budget) if depth > 0 => {}
             other => return other,
         }
     }
     let t = Instant::now();
-    // The guessing search gets the size of the solve's main table, so that it reuses
-    // that memory instead of holding a third table.
-    // Without --max-nodes (a task split for --max-steps), the guess gets a budget.
-    let guess_opts = Options {
-        max_nodes: Some(opts.max_nodes.unwrap_or(GUESS_NODES)),
-        ..crate::main_search_options(opts)
-    };
+    let guess_opts = cx.guess_options(cx.guess_nodes());
+    let guess_budget = crate::campaign::decisions::nodes(cx.guess_nodes());
     let Recorded {
         mut ranked,
         mut lean,
@@ -844,6 +832,15 @@ fn prove_position(
     } = recorded.unwrap_or_else(|| {
         let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
         record_split(dir, name, position, &ranked, lean);
+        crate::campaign::decisions::split(
+            dir,
+            name,
+            position,
+            "split",
+            &guess_budget,
+            &ranked,
+            lean,
+        );
         Recorded {
             ranked,
             lean,
@@ -864,9 +861,20 @@ fn prove_position(
             }
             // Refuted: not tried again (nor by a resumed run).
             record_refuted(dir, name, position, first);
+            let guess = first.notation(position.board);
+            crate::campaign::decisions::record(dir, name, "guess refuted", "-", &guess);
             refuted.push(first);
             if refuted.len() < GUESSES {
                 (ranked, lean) = rerank(dir, name, position, &refuted, &guess_opts);
+                crate::campaign::decisions::split(
+                    dir,
+                    name,
+                    position,
+                    "re-rank",
+                    &guess_budget,
+                    &ranked,
+                    lean,
+                );
                 if !lean {
                     break;
                 }
@@ -928,12 +936,18 @@ fn solve_escalated(cx: &Split, position: &Position, name: &str) -> Result<Option
         max_nodes: Some(nodes.saturating_mul(cx.escalate)),
         ..cx.opts.clone()
     };
+    let budget = crate::campaign::decisions::nodes(nodes.saturating_mul(cx.escalate));
+    let log = |outcome: &str| {
+        crate::campaign::decisions::record(cx.dir, name, "escalated whole solve", &budget, outcome)
+    };
     match solve_position(cx.dir, position, name, cx.root, &opts) {
         Ok(done) => {
+            log(&format!("{} wins", done.winner));
             remove_nested(cx.dir, name);
             Ok(Some(done))
         }
         Err(Attempt::Budget) => {
+            log("over budget");
             split_line(cx.dir, name, position, "escalated", &[]);
             Ok(None)
         }
@@ -956,10 +970,7 @@ fn reply_order(
     if let Some(order) = recorded_replies(cx.dir, name, position, first) {
         return Some(order);
     }
-    let opts = Options {
-        max_nodes: Some((cx.opts.max_nodes.unwrap_or(GUESS_NODES) / 4).max(1)),
-        ..crate::main_search_options(cx.opts)
-    };
+    let opts = cx.guess_options((cx.guess_nodes() / 4).max(1));
     let ranking = crate::ranking(after, &opts);
     if ranking.winner == Some(after.to_move) {
         return None;
@@ -1108,6 +1119,10 @@ struct Split<'a> {
     escalate: u64,
     /// [`Budget::tries`].
     tries: usize,
+    /// [`Budget::ladder`], and the whole run's table in MiB (a thread's when it is the
+    /// last one working).
+    ladder: Option<&'a crate::campaign::ladder::Ladder>,
+    whole_mib: usize,
 }
 
 impl<'a> Split<'a> {
@@ -1119,7 +1134,90 @@ impl<'a> Split<'a> {
             pool,
             escalate: 0,
             tries: 0,
+            ladder: None,
+            whole_mib: opts.hash_mib,
         }
+    }
+
+    /// The same, climbing `ladder` ([`Budget::ladder`]) with at most `whole_mib` of table.
+    fn climbing(
+        self,
+        ladder: Option<&'a crate::campaign::ladder::Ladder>,
+        whole_mib: usize,
+    ) -> Split<'a> {
+        Split {
+            ladder,
+            whole_mib,
+            ..self
+        }
+    }
+
+    /// The node budget of a search that ranks moves: `--max-nodes`, else the ladder's
+    /// ([`crate::campaign::ladder::Ladder::guess_nodes`]), else [`GUESS_NODES`].
+    fn guess_nodes(&self) -> u64 {
+        (self.opts.max_nodes)
+            .or(self.ladder.map(|l| l.guess_nodes()))
+            .unwrap_or(GUESS_NODES)
+    }
+
+    /// The options of a search that ranks moves within `nodes`: the main table's size,
+    /// so that it reuses that memory instead of holding a third table; up the ladder, the
+    /// table that `nodes` fill.
+    fn guess_options(&self, nodes: u64) -> Options {
+        let mut o = Options {
+            max_nodes: Some(nodes),
+            ..crate::main_search_options(self.opts)
+        };
+        if self.ladder.is_some() {
+            o.hash_mib = o
+                .hash_mib
+                .min(crate::campaign::memory::table_for_nodes(nodes));
+        }
+        o
+    }
+
+    /// Solves `position` whole into the shard `NAME.cert`: with the run's budget, or up the
+    /// ladder, each rung recorded in `DIR/decisions.tsv`. The table a rung may use is this
+    /// thread's share, or the whole run's table when no other thread is working.
+    fn solve_whole(&self, position: &Position, name: &str) -> Result<Done, Attempt> {
+        let Some(ladder) = self.ladder else {
+            return solve_position(self.dir, position, name, self.root, self.opts);
+        };
+        let t = Instant::now();
+        let available = || {
+            if self.pool.alone() {
+                self.whole_mib
+            } else {
+                self.opts.hash_mib
+            }
+        };
+        let attempt = |rung: crate::campaign::ladder::Rung| {
+            let opts = Options {
+                max_nodes: Some(rung.nodes),
+                hash_mib: rung.table_mib,
+                ..self.opts.clone()
+            };
+            solve_position(self.dir, position, name, self.root, &opts)
+        };
+        let log = |rung: crate::campaign::ladder::Rung, outcome: &Result<Done, Attempt>| {
+            let budget = format!(
+                "{}, {} MiB table",
+                crate::campaign::decisions::nodes(rung.nodes),
+                rung.table_mib
+            );
+            let outcome = match outcome {
+                Ok(d) => format!("{} wins ({} nodes)", d.winner, d.nodes),
+                Err(Attempt::Budget) if rung.top => "over budget at the top rung".into(),
+                Err(Attempt::Budget) => "over budget: next rung".into(),
+                Err(Attempt::Failed(e)) => format!("failed: {e}"),
+            };
+            crate::campaign::decisions::record(self.dir, name, "solve whole", &budget, &outcome);
+        };
+        let over = |e: &Attempt| matches!(e, Attempt::Budget);
+        let mut done = ladder.climb(available, attempt, over, log)?;
+        // The time of every rung, so that times.tsv holds what the task cost.
+        done.millis = t.elapsed().as_millis() as u64;
+        Ok(done)
     }
 
     /// The same, with [`Budget::escalate`] set to `k`.
@@ -1185,9 +1283,17 @@ pub(crate) struct Pool {
     active: AtomicUsize,
     /// Subtasks solved by a thread other than their owner.
     helped: AtomicUsize,
+    /// Every task of the run has been taken by a thread.
+    all_taken: std::sync::atomic::AtomicBool,
 }
 
 impl Pool {
+    /// Whether the calling thread, working, is the only one: every task is taken and no
+    /// other thread works (the idle ones only wait for subtasks to help with).
+    pub(crate) fn alone(&self) -> bool {
+        self.all_taken.load(Ordering::SeqCst) && self.active.load(Ordering::SeqCst) <= 1
+    }
+
     fn lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {
         self.lists.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -1505,6 +1611,8 @@ pub fn run_with(
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<(Certificate, Vec<Done>), ShardError> {
     plan.check_only(&budget.only)?;
+    // Never mix this plan's shards into another campaign's directory.
+    crate::campaign::safety::check_plan(dir, plan)?;
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
     plan.write(dir)?;
@@ -1513,17 +1621,36 @@ pub fn run_with(
     let before = work.len();
     work.retain(|t| plan.selects(&budget.only, t) || on_disk(&plan.shard_path(dir, t)).is_some());
     let skipped = before - work.len();
-    if budget.guess_order {
+    // Nothing is ranked when every task has a shard on disk (a finished run resumed).
+    let unsolved = work
+        .iter()
+        .any(|t| on_disk(&plan.shard_path(dir, t)).is_none());
+    if budget.guess_order && unsolved {
+        let rank_nodes = (opts.max_nodes)
+            .or(budget.ladder.as_ref().map(|l| l.guess_nodes()))
+            .unwrap_or(GUESS_NODES);
         // One thread's share of the memory, freed before the workers start.
+        let share = (opts.hash_mib / budget.threads.max(1)).max(1);
         let rank_opts = Options {
-            max_nodes: Some(opts.max_nodes.unwrap_or(GUESS_NODES)),
-            hash_mib: (opts.hash_mib / budget.threads.max(1)).max(1),
+            max_nodes: Some(rank_nodes),
+            hash_mib: match budget.ladder {
+                Some(_) => share.min(crate::campaign::memory::table_for_nodes(rank_nodes)),
+                None => share,
+            },
             progress: false,
             ..opts.clone()
         };
         let ranked = crate::rank_moves(&plan.split_position(), &rank_opts);
         crate::tt::release_spare();
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
+        let order: Vec<String> = work.iter().take(5).map(|t| t.name.clone()).collect();
+        crate::campaign::decisions::record(
+            dir,
+            "root",
+            "task order",
+            &crate::campaign::decisions::nodes(rank_nodes),
+            &format!("most promising first: {}, ...", order.join(", ")),
+        );
     }
     tried_last(&mut work, dir);
     // Tasks with a shard on disk first: they only need checking, so the progress line soon
@@ -1580,9 +1707,12 @@ pub fn run_with(
                 })
                 .collect(),
             helped: pool.helped.load(Ordering::Relaxed),
+            finished: finished.is_some(),
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);
+    // The first line at once, before any shard is checked or task started.
+    report(None);
     std::thread::scope(|scope| {
         // Between task ends, a report every REPORT_EVERY with the running tasks' nodes.
         scope.spawn(|| {
@@ -1601,7 +1731,8 @@ pub fn run_with(
                     crate::tt::keep_entries(budget.shared_table);
                     let cx = Split::new(dir, &plan.root, &per_thread, &pool)
                         .escalating(budget.escalate)
-                        .trying(budget.tries);
+                        .trying(budget.tries)
+                        .climbing(budget.ladder.as_ref(), opts.hash_mib);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)
                             || settled.load(Ordering::SeqCst)
@@ -1611,6 +1742,10 @@ pub fn run_with(
                     pool.active.fetch_add(1, Ordering::SeqCst);
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(&task) = work.get(i).filter(|_| !quit()) else {
+                        pool.all_taken.store(true, Ordering::SeqCst);
+                        // Its tables go back to the system: the last task may take the
+                        // whole table.
+                        crate::tt::release_spare();
                         pool.active.fetch_sub(1, Ordering::SeqCst);
                         // No task left for this thread: it helps with the subtasks of
                         // the split tasks still running.
@@ -1637,8 +1772,26 @@ pub fn run_with(
                             if plan.first.is_none() && done.winner == plan.root.to_move {
                                 settled.store(true, Ordering::SeqCst);
                             }
-                            let line =
-                                format!("{} ({} wins, {} ms)", task.name, done.winner, done.millis);
+                            let line = format!(
+                                "{} ({} wins, {} nodes, {} ms{})",
+                                task.name,
+                                done.winner,
+                                done.nodes,
+                                done.millis,
+                                if done.resumed { ", resumed" } else { "" }
+                            );
+                            if !done.resumed {
+                                crate::campaign::decisions::record(
+                                    dir,
+                                    &task.name,
+                                    "task done",
+                                    "-",
+                                    &format!(
+                                        "{} wins, {} nodes, {} ms",
+                                        done.winner, done.nodes, done.millis
+                                    ),
+                                );
+                            }
                             if let Ok(mut r) = results.lock() {
                                 r[task.index] = Some(done);
                             }
@@ -1646,6 +1799,13 @@ pub fn run_with(
                         }
                         Err(Attempt::Budget) => {
                             open.fetch_add(1, Ordering::SeqCst);
+                            crate::campaign::decisions::record(
+                                dir,
+                                &task.name,
+                                "task left open",
+                                "-",
+                                "over the node budget",
+                            );
                             report(Some(&format!(
                                 "{} left open (over the node budget)",
                                 task.name

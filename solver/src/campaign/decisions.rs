@@ -1,0 +1,162 @@
+//! `DIR/decisions.tsv`: every choice a campaign makes by itself, one line each, appended atomically.
+
+use std::path::Path;
+
+/// The file a campaign appends its decisions to: `time` (UTC), `task`, `decision`,
+/// `budget` and `outcome`, tab separated. Each line is one `write` to a file opened for
+/// appending, so lines of concurrent threads (or runs) never interleave, and a run killed
+/// at any moment leaves whole lines only.
+pub const DECISIONS_FILE: &str = "decisions.tsv";
+
+/// Appends one decision to `DIR/decisions.tsv` (best effort, like the other notes of a
+/// run: a decision that cannot be recorded does not stop the solve). Tabs and line
+/// breaks inside a field become spaces.
+pub fn record(dir: &Path, task: &str, decision: &str, budget: &str, outcome: &str) {
+    use std::io::Write;
+    let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    let line = format!(
+        "{}\t{}\t{}\t{}\t{}\n",
+        utc_now(),
+        clean(task),
+        clean(decision),
+        clean(budget),
+        clean(outcome)
+    );
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(DECISIONS_FILE))
+    {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
+/// Records how task `name` is split (`decision`: `split` or `re-rank`): the guessing
+/// search's budget, and as outcome the move fixed (when it leans towards the side to move)
+/// or the order in which every move becomes a subtask (when it does not).
+pub fn split(
+    dir: &Path,
+    name: &str,
+    position: &amazons_format::Position,
+    decision: &str,
+    budget: &str,
+    ranked: &[amazons_format::Move],
+    lean: bool,
+) {
+    let board = position.board;
+    let first: Vec<String> = ranked.iter().take(3).map(|m| m.notation(board)).collect();
+    let outcome = match ranked.first() {
+        Some(m) if lean => format!(
+            "guess {} (then {})",
+            m.notation(board),
+            first[1..].join(", ")
+        ),
+        _ => format!(
+            "leans to {}: every move a subtask, {} first",
+            position.to_move.opponent(),
+            first.join(", ")
+        ),
+    };
+    record(dir, name, decision, budget, &outcome);
+}
+
+/// A decision line read back: (task, decision, budget, outcome), the time dropped.
+pub fn read(dir: &Path) -> Vec<[String; 4]> {
+    let text = std::fs::read_to_string(dir.join(DECISIONS_FILE)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            match f.as_slice() {
+                [_, task, decision, budget, outcome] => Some([
+                    task.to_string(),
+                    decision.to_string(),
+                    budget.to_string(),
+                    outcome.to_string(),
+                ]),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Nodes as a budget cell: `10M`, `1.5G`.
+pub fn nodes(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000_000 && n % 1_000_000_000 == 0 => {
+            format!("{}G nodes", n / 1_000_000_000)
+        }
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M nodes", n / 1_000_000),
+        n => format!("{n} nodes"),
+    }
+}
+
+/// The time now as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc(secs)
+}
+
+/// `secs` since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian calendar).
+fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rest = secs % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_utc_dates() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400 + 3661), "2000-02-29T01:01:01Z");
+        assert_eq!(utc(1_795_000_000), "2026-11-18T11:06:40Z");
+    }
+
+    #[test]
+    fn lines_are_appended_whole_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("amazons-decisions-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let _ = std::fs::remove_file(dir.join(DECISIONS_FILE));
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let dir = &dir;
+                s.spawn(move || {
+                    for i in 0..50 {
+                        record(
+                            dir,
+                            &format!("t{t}"),
+                            "solve\twhole",
+                            &nodes(10_000_000),
+                            &format!("{i}"),
+                        );
+                    }
+                });
+            }
+        });
+        let lines = read(&dir);
+        assert_eq!(lines.len(), 200);
+        assert!(lines
+            .iter()
+            .all(|l| l[1] == "solve whole" && l[2] == "10M nodes"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,195 @@
+//! The node-budget ladder: a task is solved whole with growing budgets (1M, 10M, 100M, 1G nodes, ...) before it is split.
+//!
+//! The 5x6 campaign found that whole df-pn solves with the largest table beat splitting a
+//! task into subtasks of a fixed budget, and that the table size decided which tasks could
+//! be solved. So without `--max-nodes` a task climbs these rungs, each a whole solve from
+//! scratch with a table sized for its budget ([`super::memory::table_for_nodes`]); the
+//! top rung is limited by the table the thread may use (the whole run's table when it is
+//! the last task running). A factor of ten between rungs keeps the work thrown away by
+//! the lower rungs near a tenth of the top one. Only a task the top rung cannot finish
+//! is split.
+
+use super::memory::{nodes_for_table, table_for_nodes};
+
+/// The rungs without `--ladder`: 1M, 10M, 100M, 1G, 10G and 100G nodes (the top ones are
+/// cut to what the table holds). The first is small so that easy tasks get a small table
+/// (a fresh table costs the kernel about 5 ms per MiB to map in, whatever the search).
+pub const DEFAULT_RUNGS: [u64; 6] = [
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+];
+
+/// The budget the searches that rank moves aim for: ten times the budget of a run with
+/// `--max-nodes` and no ladder, as the ranking of 5x6's hard replies with 1M nodes often
+/// guessed wrong.
+pub const GUESS_NODES: u64 = 10_000_000;
+
+/// How many levels deep a task the top rung cannot finish is split, when the run has no
+/// `--max-nodes` and no `--split-depth` (5x6's hardest replies needed two to five).
+pub const DEFAULT_SPLIT_DEPTH: usize = 3;
+
+/// A top rung may run this many times the nodes its table holds: df-pn replaces the
+/// entries of least work, so a search somewhat larger than its table still progresses
+/// (5x6's replies 049 and 054 took 420-460 M nodes in a table of 442 M entries).
+const OVERFILL: u64 = 2;
+
+/// The budgets a task climbs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ladder {
+    /// Node budgets, increasing.
+    pub rungs: Vec<u64>,
+}
+
+impl Default for Ladder {
+    fn default() -> Ladder {
+        Ladder {
+            rungs: DEFAULT_RUNGS.to_vec(),
+        }
+    }
+}
+
+/// One rung as it is climbed: its budget, its table, and whether it is the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rung {
+    pub nodes: u64,
+    pub table_mib: usize,
+    pub top: bool,
+}
+
+impl Ladder {
+    /// A ladder of these budgets (sorted, duplicates and zeros dropped); `None` when
+    /// none is left.
+    pub fn new(mut rungs: Vec<u64>) -> Option<Ladder> {
+        rungs.retain(|&n| n > 0);
+        rungs.sort_unstable();
+        rungs.dedup();
+        (!rungs.is_empty()).then_some(Ladder { rungs })
+    }
+
+    /// The budget of the searches that rank a task's moves when it is split (and the
+    /// tasks of a run): the first rung of at least [`GUESS_NODES`], else the top rung.
+    pub fn guess_nodes(&self) -> u64 {
+        let top = self.rungs[self.rungs.len() - 1];
+        self.rungs
+            .iter()
+            .copied()
+            .find(|&n| n >= GUESS_NODES)
+            .unwrap_or(top)
+    }
+
+    /// Rung `i` for a thread that may use `available_mib` of table now: the rung's
+    /// budget and the table it fills, or, when that table is larger than the thread may
+    /// use, the whole available table and at most [`OVERFILL`] times the nodes it holds,
+    /// as the top rung. `None` past the top.
+    pub fn rung(&self, i: usize, available_mib: usize) -> Option<Rung> {
+        let nodes = *self.rungs.get(i)?;
+        let need = table_for_nodes(nodes);
+        if need <= available_mib {
+            return Some(Rung {
+                nodes,
+                table_mib: need,
+                top: i + 1 == self.rungs.len(),
+            });
+        }
+        let limit = nodes_for_table(available_mib)
+            .saturating_mul(OVERFILL)
+            .max(1);
+        Some(Rung {
+            nodes: nodes.min(limit),
+            table_mib: available_mib,
+            top: true,
+        })
+    }
+
+    /// Climbs the rungs: `attempt(rung)` solves with the rung's budget and table; an
+    /// outcome that `over_budget` says ran out of budget goes on to the next rung, any
+    /// other outcome (or the top rung's) is returned. `available()` is the table the
+    /// thread may use, asked before each rung (it grows when the thread is the last one
+    /// working); `log(rung, outcome)` records each rung climbed. Tables of the higher
+    /// rungs are freed after use, so that the thread does not keep them for its next tasks.
+    pub fn climb<T, E>(
+        &self,
+        available: impl Fn() -> usize,
+        mut attempt: impl FnMut(Rung) -> Result<T, E>,
+        over_budget: impl Fn(&E) -> bool,
+        mut log: impl FnMut(Rung, &Result<T, E>),
+    ) -> Result<T, E> {
+        let mut i = 0;
+        loop {
+            let Some(rung) = self.rung(i, available()) else {
+                unreachable!("a ladder has a rung and stops at its top");
+            };
+            if i > 0 {
+                crate::tt::release_spare();
+            }
+            let outcome = attempt(rung);
+            if i > 0 {
+                crate::tt::release_spare();
+            }
+            log(rung, &outcome);
+            match outcome {
+                Err(e) if over_budget(&e) && !rung.top => i += 1,
+                other => return other,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rungs_grow_until_the_table_is_full() {
+        let ladder = Ladder::default();
+        let big = table_for_nodes(1_000_000_000);
+        // A table between the 100M and the 1G rung: three rungs, the top one cut.
+        let available = big / 4;
+        let rungs: Vec<Rung> = (0..).map_while(|i| ladder.rung(i, available)).collect();
+        assert_eq!(rungs[0].nodes, 1_000_000);
+        assert_eq!(rungs[0].table_mib, table_for_nodes(1_000_000));
+        assert!(!rungs[0].top && !rungs[1].top && !rungs[2].top);
+        assert_eq!(rungs.len(), 6, "rung() answers past the top too");
+        assert!(rungs[3].top && rungs[3].table_mib == available);
+        assert!(rungs[3].nodes > 100_000_000 && rungs[3].nodes < 1_000_000_000);
+        assert_eq!(ladder.guess_nodes(), 10_000_000);
+        assert_eq!(
+            Ladder::new(vec![50, 1000]).map(|l| l.guess_nodes()),
+            Some(1000)
+        );
+    }
+
+    #[test]
+    fn climbing_stops_at_the_first_success_or_the_top() {
+        let ladder = Ladder::new(vec![100, 10, 1000, 0, 10]).expect("rungs");
+        assert_eq!(ladder.rungs, vec![10, 100, 1000]);
+        let mut tried = Vec::new();
+        // Succeeds at 100 nodes.
+        let r: Result<u64, u64> = ladder.climb(
+            || 1 << 20,
+            |rung| {
+                if rung.nodes >= 100 {
+                    Ok(rung.nodes)
+                } else {
+                    Err(rung.nodes)
+                }
+            },
+            |_| true,
+            |rung, _| tried.push(rung.nodes),
+        );
+        assert_eq!(r, Ok(100));
+        assert_eq!(tried, vec![10, 100]);
+        // Never succeeds: the top rung's failure is the result.
+        let r: Result<u64, u64> =
+            ladder.climb(|| 1 << 20, |rung| Err(rung.nodes), |_| true, |_, _| {});
+        assert_eq!(r, Err(1000));
+        // A failure that is not the budget's stops at once.
+        let r: Result<u64, u64> =
+            ladder.climb(|| 1 << 20, |rung| Err(rung.nodes), |_| false, |_, _| {});
+        assert_eq!(r, Err(10));
+    }
+}

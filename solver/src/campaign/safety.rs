@@ -1,0 +1,169 @@
+//! Safe campaign directories: a run refuses another plan's directory, sets damaged shards aside by name, and checks an output path before solving.
+
+use super::decisions;
+use crate::shard::{on_disk, Done, Plan, ShardError, PLAN_FILE};
+use amazons_format::Position;
+use std::path::{Path, PathBuf};
+
+/// The folder of a campaign directory to which damaged or altered shards are moved.
+pub const DAMAGED_DIR: &str = "damaged";
+
+/// A plan as one line: the root and the first move.
+pub fn describe(plan: &Plan) -> String {
+    match plan.first {
+        Some(m) => format!(
+            "{}, first move {}",
+            plan.root.describe(),
+            m.notation(plan.root.board)
+        ),
+        None => format!("{}, no first move", plan.root.describe()),
+    }
+}
+
+/// Refuses a directory whose `plan.txt` records another root or first move than `plan`
+/// (or cannot be read): the run would mix its shards with another campaign's. A directory
+/// without a plan file is new (or holds no campaign yet) and is accepted.
+pub fn check_plan(dir: &Path, plan: &Plan) -> Result<(), ShardError> {
+    if !dir.join(PLAN_FILE).exists() {
+        return Ok(());
+    }
+    let theirs = Plan::read(dir)?;
+    if theirs.root == plan.root && theirs.first == plan.first {
+        return Ok(());
+    }
+    Err(ShardError::OtherPlan {
+        dir: dir.to_path_buf(),
+        theirs: describe(&theirs),
+        ours: describe(plan),
+    })
+}
+
+/// What is on disk for a shard.
+#[derive(Debug)]
+pub enum Found {
+    /// No file.
+    Missing,
+    /// A shard that checks and proves the position.
+    Good(Done),
+    /// A file that does not: unreadable, of another position, or rejected by the checker.
+    Damaged { file: PathBuf, reason: String },
+}
+
+/// Reads the shard `path` (either form) and checks that it proves `position` (a split
+/// task's shard is a manifest of the subtask shards beside it, checked with them). Shards
+/// already in the run's `verified.tsv` are not checked again.
+pub fn examine(path: &Path, position: &Position) -> Found {
+    let Some(file) = on_disk(path) else {
+        return Found::Missing;
+    };
+    let damaged = |reason: String| Found::Damaged {
+        file: file.clone(),
+        reason,
+    };
+    let bytes = match amazons_format::stored::read(&file) {
+        Ok(b) => b,
+        Err(e) => return damaged(format!("unreadable: {e}")),
+    };
+    let cert = match amazons_format::decode(&bytes) {
+        Ok(c) => c,
+        Err(e) => return damaged(format!("not a certificate: {e}")),
+    };
+    if &cert.root.position != position || cert.root.spare != 0 {
+        return damaged(format!(
+            "proves another position ({}) than its task's",
+            cert.root.position.grid()
+        ));
+    }
+    let body = match amazons_format::file::verified_body(&bytes) {
+        Ok(b) => b,
+        Err(e) => return damaged(format!("damaged: {e}")),
+    };
+    let hash = amazons_format::hash_body(body);
+    // The run directory: the shard lies in its `shards/`.
+    let Some(run) = file.parent().and_then(Path::parent) else {
+        return damaged("not inside a run directory's shards/".into());
+    };
+    if !crate::verified::is_checked(run, &hash) {
+        let shards = crate::verified::RunShards::new(run);
+        if let Err(e) = amazons_checker::check_with(&cert, &shards) {
+            return damaged(format!("rejected by the checker: {e}"));
+        }
+        crate::verified::mark_checked(run, &hash);
+    }
+    Found::Good(Done {
+        winner: cert.root.winner,
+        hash,
+        nodes: cert.meta.nodes,
+        millis: cert.meta.millis,
+        bytes: bytes.len() as u64,
+        resumed: true,
+        mirror_of: None,
+    })
+}
+
+/// The shard of task `name` at `path`, if it is on disk and proves `position`. A file that
+/// does not is moved to `DIR/damaged/` (never overwritten there), named on stderr and in
+/// `DIR/decisions.tsv`, so that the task is solved again without losing the evidence.
+pub fn resume(dir: &Path, path: &Path, name: &str, position: &Position) -> Option<Done> {
+    match examine(path, position) {
+        Found::Good(done) => Some(done),
+        Found::Missing => None,
+        Found::Damaged { file, reason } => {
+            let outcome = match set_aside(dir, &file) {
+                Ok(to) => format!("moved to {}; solved again", to.display()),
+                Err(e) => format!("could not be moved aside ({e}); solved again"),
+            };
+            eprintln!("damaged shard {}: {reason}: {outcome}", file.display());
+            decisions::record(
+                dir,
+                name,
+                "damaged shard",
+                "-",
+                &format!("{reason}: {outcome}"),
+            );
+            None
+        }
+    }
+}
+
+/// Moves `file` into `DIR/damaged/`, under a new name if one of that name is there.
+fn set_aside(dir: &Path, file: &Path) -> std::io::Result<PathBuf> {
+    let damaged = dir.join(DAMAGED_DIR);
+    std::fs::create_dir_all(&damaged)?;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "shard".into());
+    let mut to = damaged.join(&name);
+    let mut k = 1;
+    while to.exists() {
+        to = damaged.join(format!("{name}.{k}"));
+        k += 1;
+    }
+    std::fs::rename(file, &to)?;
+    Ok(to)
+}
+
+/// Checks before a solve that a certificate can be written to `path`: not a directory, and
+/// a file can be created beside it (the certificate is written there first, then renamed).
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("{} is a directory", path.display()));
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = parent.join(format!(".amazons-write-probe.{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+    }
+}

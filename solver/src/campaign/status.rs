@@ -1,0 +1,121 @@
+//! The figures of a campaign in progress, from its directory: tasks done of total, nodes, time spent and time left.
+
+use crate::shard::{on_disk, Plan, TIMES_FILE};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A campaign directory's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// Tasks done: with a shard that checks, or (see [`Status::on_disk`]) with a shard file.
+    pub done: usize,
+    /// Tasks to solve (mirror images excluded).
+    pub total: usize,
+    /// Nodes and milliseconds recorded in `times.tsv` for the tasks solved so far.
+    pub nodes: u64,
+    pub millis: u64,
+    /// Tasks with a time recorded.
+    pub timed: usize,
+}
+
+/// `times.tsv` per task: (milliseconds, nodes) of its last line; lines without nodes (older
+/// runs) count 0 nodes, malformed lines are skipped.
+fn times(dir: &Path) -> HashMap<String, (u64, u64)> {
+    let text = std::fs::read_to_string(dir.join(TIMES_FILE)).unwrap_or_default();
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        let mut f = line.split('\t');
+        let (Some(name), Some(Ok(ms))) = (f.next(), f.next().map(str::parse::<u64>)) else {
+            continue;
+        };
+        let nodes = f.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+        out.insert(name.to_string(), (ms, nodes));
+    }
+    out
+}
+
+impl Status {
+    /// The state of `dir`, counting as done the tasks whose shard checks ([`Plan::proved`]).
+    pub fn checked(plan: &Plan, dir: &Path) -> Status {
+        Status::with_done(plan, dir, plan.proved(dir))
+    }
+
+    /// The state of `dir` at once, counting as done every task with a shard file (not
+    /// checked yet): the first line of a resumed run.
+    pub fn on_disk(plan: &Plan, dir: &Path) -> Status {
+        let done = plan
+            .unique()
+            .filter(|t| on_disk(&plan.shard_path(dir, t)).is_some())
+            .count();
+        Status::with_done(plan, dir, done)
+    }
+
+    fn with_done(plan: &Plan, dir: &Path, done: usize) -> Status {
+        let times = times(dir);
+        let (mut millis, mut nodes, mut timed) = (0, 0, 0);
+        for t in plan.unique() {
+            if let Some(&(ms, n)) = times.get(&t.name) {
+                millis += ms;
+                nodes += n;
+                timed += 1;
+            }
+        }
+        Status {
+            done,
+            total: plan.unique().count(),
+            nodes,
+            millis,
+            timed,
+        }
+    }
+
+    /// Time left at the mean time of the tasks timed so far, in milliseconds; `None`
+    /// before any task was timed. (Hard tasks tend to come last, so this is a floor.)
+    pub fn left_millis(&self) -> Option<u64> {
+        let open = self.total.saturating_sub(self.done) as u64;
+        (self.timed > 0).then(|| self.millis / self.timed as u64 * open)
+    }
+
+    /// `tasks D/T, N nodes, H h spent, about L h left` (or `no estimate yet`).
+    pub fn line(&self) -> String {
+        let left = match self.left_millis() {
+            Some(ms) => format!("about {} left at the mean time per task so far", hours(ms)),
+            None => "no estimate yet".into(),
+        };
+        format!(
+            "tasks {}/{}, {} nodes, {} spent, {left}",
+            self.done,
+            self.total,
+            self.nodes,
+            hours(self.millis)
+        )
+    }
+}
+
+/// Milliseconds as hours with two decimals, `1.25 h`.
+pub fn hours(ms: u64) -> String {
+    format!("{:.2} h", ms as f64 / 3.6e6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_is_the_mean_time_times_the_open_tasks() {
+        let s = Status {
+            done: 3,
+            total: 10,
+            nodes: 5,
+            millis: 3_600_000,
+            timed: 2,
+        };
+        assert_eq!(s.left_millis(), Some(1_800_000 * 7));
+        assert!(s
+            .line()
+            .starts_with("tasks 3/10, 5 nodes, 1.00 h spent, about 3.50 h left"));
+        let none = Status { timed: 0, ..s };
+        assert_eq!(none.left_millis(), None);
+        assert!(none.line().ends_with("no estimate yet"));
+    }
+}
