@@ -256,6 +256,24 @@ pub fn ranking(position: &Position, opts: &Options) -> Ranking {
 mod tests {
     use super::*;
 
+    /// Proved wins first, then by proof / disproof ratio (a disproof number of 1 behind a
+    /// larger proof number with a larger disproof number), unreached moves, proved losses.
+    #[test]
+    fn moves_are_ordered_by_proof_disproof_ratio() {
+        let mut v = [
+            (0, Some((0, 100))),
+            (1, Some((400, 1))),
+            (2, Some((500, 50))),
+            (3, Some((100, 0))),
+            (4, None),
+            (5, Some((40, 4))),
+            (6, Some((0, 3))),
+        ];
+        v.sort_by(|a, b| promise_order(a.1, b.1));
+        let order: Vec<i32> = v.iter().map(|x| x.0).collect();
+        assert_eq!(order, vec![0, 6, 5, 2, 1, 4, 3]);
+    }
+
     /// States with spare moves are solved, and their certificates (which use spare
     /// actions in choices and replies) pass the independent checker.
     #[test]

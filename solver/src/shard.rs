@@ -2212,6 +2212,7 @@ mod tests {
                 levels: vec![(46, 180), (3, 25)],
             }],
             helped: 0,
+            finished: false,
         }
         .line();
         assert!(

@@ -82,16 +82,15 @@ impl Ladder {
     }
 
     /// Rung `i` for a thread that may use `available_mib` of table now: the rung's
-    /// budget and the table it fills, or, when that table is larger than the thread may
-    /// use, the whole available table and at most [`OVERFILL`] times the nodes it holds,
+    /// budget and the table it fills (at most the available one), or, when the available
+    /// table cannot hold the rung's nodes, the whole available table and at most [`OVERFILL`] times the nodes it holds,
     /// as the top rung. `None` past the top.
     pub fn rung(&self, i: usize, available_mib: usize) -> Option<Rung> {
         let nodes = *self.rungs.get(i)?;
-        let need = table_for_nodes(nodes);
-        if need <= available_mib {
+        if nodes <= nodes_for_table(available_mib) {
             return Some(Rung {
                 nodes,
-                table_mib: need,
+                table_mib: table_for_nodes(nodes).min(available_mib),
                 top: i + 1 == self.rungs.len(),
             });
         }
@@ -146,6 +145,11 @@ mod tests {
     #[test]
     fn rungs_grow_until_the_table_is_full() {
         let ladder = Ladder::default();
+        // A small table holds a small rung: not the top.
+        let small = Ladder::new(vec![40, 150])
+            .and_then(|l| l.rung(0, 8))
+            .expect("rung");
+        assert!(!small.top && small.table_mib == 8, "{small:?}");
         let big = table_for_nodes(1_000_000_000);
         // A table between the 100M and the 1G rung: three rungs, the top one cut.
         let available = big / 4;

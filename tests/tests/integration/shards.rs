@@ -247,6 +247,7 @@ fn progress_lines_name_the_long_running_tasks() {
             running("050-b1-c2xd5", 600, 12),
         ],
         helped: 0,
+        finished: false,
     };
     let line = p.line();
     assert!(

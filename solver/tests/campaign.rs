@@ -1,0 +1,434 @@
+//! Command-line tests of a campaign that runs itself: ladder, decisions, ranking, resuming after kill -9, and safe directories.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn amazons(args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_amazons"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run amazons: {e}"));
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn ok(args: &[&str]) -> Out {
+    let out = amazons(args);
+    assert_eq!(out.code, 0, "amazons {args:?} failed: {out:?}");
+    out
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!(
+            "amazons-campaign-{name}-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temporary directory");
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("temporary paths are UTF-8")
+}
+
+/// The root hash a sharded solve prints.
+fn root_hash(out: &Out) -> String {
+    out.stdout
+        .lines()
+        .find_map(|l| l.split_once("root blake3 ").map(|(_, h)| h.to_string()))
+        .unwrap_or_else(|| panic!("no root hash: {out:?}"))
+}
+
+/// The `task decision budget outcome` fields of every line of DIR/decisions.tsv.
+fn decisions(dir: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(dir.join("decisions.tsv"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split('\t').skip(1).map(str::to_string).collect())
+        .collect()
+}
+
+/// Every file under `dir` with its bytes, sorted by path.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).expect("read")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn shard_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.ends_with(".cert"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn rank_puts_nearly_refuted_moves_behind_by_the_proof_disproof_ratio() {
+    // 5x4 after 2000 nodes: several moves have disproof number 1 (one Black reply seems
+    // to refute them) and the smallest proof number of all, so ranked by proof number
+    // alone one of them came first.
+    let out = ok(&["rank", "5x4", "-q", "--top", "0", "--max-nodes", "2000"]);
+    let numbers: Vec<(String, u64, u64)> = out
+        .stdout
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            match w.as_slice() {
+                [_, m, "proof", pn, "disproof", dn] => {
+                    Some((m.to_string(), pn.parse().ok()?, dn.parse().ok()?))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    assert!(numbers.len() > 10, "{}", out.stdout);
+    let least_pn = numbers.iter().map(|n| n.1).min().expect("moves");
+    assert!(
+        numbers.iter().any(|n| n.2 == 1 && n.1 == least_pn),
+        "a nearly refuted move with the least proof number exists: {numbers:?}"
+    );
+    assert!(numbers[0].2 > 1, "first move {:?}", numbers[0]);
+    // Listed by proof / disproof ratio.
+    for w in numbers.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        assert!(a.1 * b.2 <= b.1 * a.2, "{a:?} listed before {b:?}");
+    }
+}
+
+#[test]
+fn tasks_climb_the_ladder_then_split_and_every_decision_is_recorded() {
+    let tmp = TempDir::new("ladder");
+    let dir = tmp.path("4x4");
+    // Rungs of 40 and 150 nodes: some 4x4 tasks need more, so they are split.
+    let out = ok(&[
+        "solve",
+        "4x4",
+        "--shards",
+        s(&dir),
+        "--hash",
+        "8",
+        "--threads",
+        "1",
+        "-q",
+        "--ladder",
+        "150,40",
+    ]);
+    assert!(
+        out.stdout
+            .contains("ladder 40 nodes, 150 nodes; split 3 deep"),
+        "{out:?}"
+    );
+    let d = decisions(&dir);
+    let has = |f: &dyn Fn(&Vec<String>) -> bool| d.iter().any(f);
+    assert!(has(&|l| l[1] == "table" && l[2] == "8 MiB"), "{d:?}");
+    assert!(has(&|l| l[0] == "root" && l[1] == "task order"), "{d:?}");
+    // A task over the first rung climbs to the second and is solved there.
+    let climbed = d.iter().position(|l| {
+        l[1] == "solve whole" && l[2].starts_with("40 nodes") && l[3] == "over budget: next rung"
+    });
+    let climbed = climbed.unwrap_or_else(|| panic!("no task climbed: {d:?}"));
+    let task = &d[climbed][0];
+    assert!(d[climbed + 1..]
+        .iter()
+        .any(|l| &l[0] == task && l[1] == "solve whole" && l[2].starts_with("150 nodes")));
+    // A task over the top rung is split: a decision, and subtask shards.
+    assert!(
+        has(&|l| l[2].starts_with("150 nodes") && l[3] == "over budget at the top rung"),
+        "{d:?}"
+    );
+    assert!(has(&|l| l[1] == "split"), "{d:?}");
+    assert!(shard_files(&dir).iter().any(|f| f.matches('.').count() > 1));
+    let done = d.iter().filter(|l| l[1] == "task done").count();
+    assert_eq!(done, 44, "one `task done` per task");
+    // The same result as a run with one budget.
+    let plain = tmp.path("plain");
+    let reference = ok(&["solve", "4x4", "--shards", s(&plain), "--hash", "8", "-q"]);
+    assert!(out.stdout.contains("result: Black wins"));
+    assert_eq!(reference.stdout.lines().last(), out.stdout.lines().last());
+    // --ladder and --max-nodes exclude each other.
+    let both = amazons(&[
+        "solve",
+        "4x4",
+        "--shards",
+        s(&tmp.path("x")),
+        "--ladder",
+        "10",
+        "--max-nodes",
+        "10",
+    ]);
+    assert_eq!(both.code, 2, "{both:?}");
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_losing_only_the_tasks_in_flight() {
+    let tmp = TempDir::new("kill");
+    let dir = tmp.path("5x4");
+    let args = [
+        "solve",
+        "5x4",
+        "--first-move",
+        "b1-b2xd2",
+        "--shards",
+        s(&dir),
+        "--hash",
+        "16",
+        "--threads",
+        "1",
+        "-q",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_amazons"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Kill it (SIGKILL) once a few shards are written.
+    while shard_files(&dir).len() < 5 {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let kept = shard_files(&dir).len();
+    assert!(kept >= 5, "{kept} shards");
+    let resumed = ok(&args);
+    // Every shard written before the kill is resumed; only the task in flight is solved again.
+    let tasks = resumed
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("tasks: "))
+        .expect("tasks line");
+    assert!(
+        tasks.contains(&format!("({kept} resumed)")),
+        "{tasks} after {kept} shards"
+    );
+    // The same result as a run never interrupted.
+    let clean = tmp.path("clean");
+    let mut clean_args = args.to_vec();
+    clean_args[5] = s(&clean);
+    let reference = ok(&clean_args);
+    assert_eq!(root_hash(&resumed), root_hash(&reference));
+}
+
+#[test]
+fn a_directory_of_another_plan_is_refused_untouched() {
+    let tmp = TempDir::new("plan");
+    let dir = tmp.path("4x4");
+    ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
+    let before = snapshot(&dir);
+    let out = amazons(&[
+        "solve",
+        "4x4",
+        "--first-move",
+        "a2-b3xa2",
+        "--shards",
+        s(&dir),
+        "--hash",
+        "8",
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let err = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .expect("error line");
+    assert!(
+        err.contains("no first move") && err.contains("first move a2-b3xa2"),
+        "{err}"
+    );
+    assert!(snapshot(&dir) == before, "the directory was changed");
+    // Another root (5x4) is refused too.
+    let out = amazons(&["solve", "5x4", "--shards", s(&dir), "--hash", "8"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("5x4 start"), "{out:?}");
+    assert!(snapshot(&dir) == before, "the directory was changed");
+}
+
+#[test]
+fn damaged_and_altered_shards_are_named_and_moved_aside() {
+    let tmp = TempDir::new("damaged");
+    let dir = tmp.path("4x4");
+    let first = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
+    let shards = dir.join("shards");
+    let files = shard_files(&dir);
+    // One shard with a flipped byte, one replaced by another task's shard.
+    let damaged = shards.join(&files[2]);
+    let mut bytes = std::fs::read(&damaged).expect("read");
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    std::fs::write(&damaged, &bytes).expect("write");
+    let altered = shards.join(&files[6]);
+    std::fs::copy(shards.join(&files[5]), &altered).expect("copy");
+    let out = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8"]);
+    for f in [&files[2], &files[6]] {
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.starts_with("damaged shard") && l.contains(f.as_str())),
+            "{f} not named: {}",
+            out.stderr
+        );
+        assert!(dir.join("damaged").join(f).is_file(), "{f} not moved aside");
+        assert!(shards.join(f).is_file(), "{f} not solved again");
+    }
+    assert!(
+        out.stderr.contains("proves another position"),
+        "{}",
+        out.stderr
+    );
+    let d = decisions(&dir);
+    assert_eq!(
+        d.iter().filter(|l| l[1] == "damaged shard").count(),
+        2,
+        "{d:?}"
+    );
+    assert!(out.stdout.contains("(42 resumed)"), "{out:?}");
+    assert_eq!(root_hash(&out), root_hash(&first));
+}
+
+#[test]
+fn solve_checks_its_output_path_before_solving() {
+    let tmp = TempDir::new("output");
+    for target in [tmp.path("missing/x.cert"), tmp.0.clone()] {
+        let out = amazons(&["solve", "4x4", "-o", s(&target)]);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(out.stderr.starts_with("error:"), "{out:?}");
+        assert!(out.stderr.contains(s(&target)), "{out:?}");
+        assert!(!out.stdout.contains("nodes:"), "solved anyway: {out:?}");
+    }
+    assert_eq!(
+        std::fs::read_dir(&tmp.0).expect("dir").count(),
+        0,
+        "no file left"
+    );
+}
+
+#[test]
+fn a_finished_resume_ranks_nothing_and_reports_at_once() {
+    let tmp = TempDir::new("finished");
+    let dir = tmp.path("4x4");
+    ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
+    let ranked = |d: &Path| decisions(d).iter().filter(|l| l[1] == "task order").count();
+    assert_eq!(ranked(&dir), 1, "the first run ranks its tasks");
+    let out = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8"]);
+    assert_eq!(ranked(&dir), 1, "the resumed run ranked again");
+    let mut err = out.stderr.lines();
+    assert!(
+        err.next()
+            .is_some_and(|l| l.starts_with("campaign so far: tasks 44/44, 5936 nodes")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        err.next()
+            .is_some_and(|l| l.starts_with("progress: tasks 0/44")),
+        "{}",
+        out.stderr
+    );
+    // One line per task, then the overall line.
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("task: "))
+            .count(),
+        44
+    );
+    assert!(out
+        .stderr
+        .lines()
+        .last()
+        .is_some_and(|l| l.starts_with("progress: tasks 44/44")));
+}
+
+#[test]
+fn index_shows_a_campaign_in_progress_with_its_figures() {
+    let tmp = TempDir::new("index");
+    let certs = tmp.path("certs");
+    let dir = certs.join("4x4-partial");
+    let partial = amazons(&[
+        "solve",
+        "4x4",
+        "--shards",
+        s(&dir),
+        "-q",
+        "--hash",
+        "8",
+        "--max-nodes",
+        "400",
+    ]);
+    assert_eq!(partial.code, 1, "{partial:?}");
+    let times = std::fs::read_to_string(dir.join("times.tsv")).expect("times");
+    let nodes: u64 = times
+        .lines()
+        .filter_map(|l| l.split('\t').nth(2)?.parse::<u64>().ok())
+        .sum();
+    let out = ok(&["index", s(&certs)]);
+    let index = std::fs::read_to_string(certs.join("index.md")).expect("index");
+    let row = index
+        .lines()
+        .find(|l| l.starts_with("| 4x4-partial/ |"))
+        .unwrap_or_else(|| panic!("{index}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let proved = shard_files(&dir).len();
+    assert_eq!(cells[4], format!("{proved} / 44"), "{row}");
+    assert_eq!(cells[5], nodes.to_string(), "{row}");
+    assert_ne!(cells[7], "-", "an estimate of the hours left: {row}");
+    assert!(
+        out.stdout
+            .contains(&format!("tasks {proved}/44, {nodes} nodes")),
+        "{out:?}"
+    );
+}
