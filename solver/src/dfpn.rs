@@ -120,6 +120,30 @@ impl Drop for Search<'_> {
 /// Nodes between two additions to [`Options::live_nodes`].
 const LIVE_STEP: u64 = 4096;
 
+thread_local! {
+    /// A flag that stops every search on this thread once set (see [`abort_on`]).
+    static ABORT: std::cell::RefCell<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes every search on this thread stop, as if over its node budget, within
+/// [`LIVE_STEP`] nodes of `flag` being set (`None`: never): a sharded run whose root is
+/// settled, or that failed, ends the searches still in flight instead of finishing them.
+pub fn abort_on(flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+    let _ = ABORT.try_with(|a| *a.borrow_mut() = flag);
+}
+
+/// Whether this thread's abort flag ([`abort_on`]) is set.
+pub fn aborted() -> bool {
+    ABORT
+        .try_with(|a| {
+            a.borrow()
+                .as_ref()
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+        })
+        .unwrap_or(false)
+}
+
 impl<'g> Search<'g> {
     pub fn new(g: &'g Geometry, opts: &Options) -> Search<'g> {
         let now = Instant::now();
@@ -217,6 +241,9 @@ impl<'g> Search<'g> {
         }
         if !self.nodes.is_multiple_of(LIVE_STEP) {
             return;
+        }
+        if aborted() {
+            self.stopped = true;
         }
         if let Some(live) = &self.live {
             live.fetch_add(LIVE_STEP, std::sync::atomic::Ordering::Relaxed);

@@ -1004,7 +1004,8 @@ impl<'a> Split<'a> {
             crate::campaign::decisions::record(self.dir, name, "solve whole", &budget, &outcome);
         };
         let over = |e: &Attempt| matches!(e, Attempt::Budget);
-        let mut done = ladder.climb(available, attempt, over, log)?;
+        let halted = crate::dfpn::aborted;
+        let mut done = ladder.climb(available, attempt, over, halted, log)?;
         // The time of every rung, so that times.tsv holds what the task cost.
         done.millis = t.elapsed().as_millis() as u64;
         Ok(done)
@@ -1449,6 +1450,9 @@ pub fn run_with(
     // Without a fixed first move, one task the side to move wins settles the root: no
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);
+    // Set once the root is settled or a task failed: the searches in flight stop (and the
+    // ladder climbs no further), as their tasks are no longer needed.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let threads = budget.threads.max(1).min(work.len());
     let searched = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let per_thread = Options {
@@ -1519,6 +1523,7 @@ pub fn run_with(
             .map(|_| {
                 scope.spawn(|| loop {
                     crate::tt::keep_entries(budget.shared_table);
+                    crate::dfpn::abort_on(Some(stop.clone()));
                     let cx = Split::new(dir, &plan.root, &per_thread, &pool)
                         .escalating(budget.escalate)
                         .trying(budget.tries)
@@ -1561,6 +1566,7 @@ pub fn run_with(
                             }
                             if plan.first.is_none() && done.winner == plan.root.to_move {
                                 settled.store(true, Ordering::SeqCst);
+                                stop.store(true, Ordering::SeqCst);
                             }
                             let line = format!(
                                 "{} ({} wins, {} nodes, {} ms{})",
@@ -1589,22 +1595,25 @@ pub fn run_with(
                         }
                         Err(Attempt::Budget) => {
                             open.fetch_add(1, Ordering::SeqCst);
+                            let why = if stop.load(Ordering::SeqCst) {
+                                "stopped: the run is over"
+                            } else {
+                                "over the node budget"
+                            };
                             crate::campaign::decisions::record(
                                 dir,
                                 &task.name,
                                 "task left open",
                                 "-",
-                                "over the node budget",
+                                why,
                             );
-                            report(Some(&format!(
-                                "{} left open (over the node budget)",
-                                task.name
-                            )));
+                            report(Some(&format!("{} left open ({why})", task.name)));
                         }
                         Err(Attempt::Failed(e)) => {
                             if let Ok(mut slot) = first_error.lock() {
                                 slot.get_or_insert(e);
                             }
+                            stop.store(true, Ordering::SeqCst);
                             break;
                         }
                     }

@@ -110,11 +110,13 @@ impl Ladder {
     /// thread may use, asked before each rung (it grows when the thread is the last one
     /// working); `log(rung, outcome)` records each rung climbed. Tables of the higher
     /// rungs are freed after use, so that the thread does not keep them for its next tasks.
+    /// Once `halted()` says the run is over (its root settled), no further rung is climbed.
     pub fn climb<T, E>(
         &self,
         available: impl Fn() -> usize,
         mut attempt: impl FnMut(Rung) -> Result<T, E>,
         over_budget: impl Fn(&E) -> bool,
+        halted: impl Fn() -> bool,
         mut log: impl FnMut(Rung, &Result<T, E>),
     ) -> Result<T, E> {
         let mut i = 0;
@@ -131,7 +133,7 @@ impl Ladder {
             }
             log(rung, &outcome);
             match outcome {
-                Err(e) if over_budget(&e) && !rung.top => i += 1,
+                Err(e) if over_budget(&e) && !rung.top && !halted() => i += 1,
                 other => return other,
             }
         }
@@ -167,6 +169,29 @@ mod tests {
         );
     }
 
+    /// Once the thread's abort flag is set, its searches stop as if over budget (a
+    /// sharded run whose root is settled ends the tasks in flight this way).
+    #[test]
+    fn an_aborted_thread_stops_its_searches() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let p = amazons_format::Position::start("5x4").expect("5x4");
+        let opts = crate::Options {
+            hash_mib: 8,
+            ..crate::Options::default()
+        };
+        let flag = std::sync::Arc::new(AtomicBool::new(false));
+        crate::dfpn::abort_on(Some(flag.clone()));
+        flag.store(true, Ordering::SeqCst);
+        let stopped = crate::solve(&p, &opts, "test");
+        assert!(
+            matches!(stopped, Err(crate::SolveError::Budget(_))),
+            "{stopped:?}"
+        );
+        flag.store(false, Ordering::SeqCst);
+        assert!(crate::solve(&p, &opts, "test").is_ok());
+        crate::dfpn::abort_on(None);
+    }
+
     #[test]
     fn climbing_stops_at_the_first_success_or_the_top() {
         let ladder = Ladder::new(vec![100, 10, 1000, 0, 10]).expect("rungs");
@@ -183,17 +208,37 @@ mod tests {
                 }
             },
             |_| true,
+            || false,
             |rung, _| tried.push(rung.nodes),
         );
         assert_eq!(r, Ok(100));
         assert_eq!(tried, vec![10, 100]);
         // Never succeeds: the top rung's failure is the result.
-        let r: Result<u64, u64> =
-            ladder.climb(|| 1 << 20, |rung| Err(rung.nodes), |_| true, |_, _| {});
+        let r: Result<u64, u64> = ladder.climb(
+            || 1 << 20,
+            |rung| Err(rung.nodes),
+            |_| true,
+            || false,
+            |_, _| {},
+        );
         assert_eq!(r, Err(1000));
         // A failure that is not the budget's stops at once.
-        let r: Result<u64, u64> =
-            ladder.climb(|| 1 << 20, |rung| Err(rung.nodes), |_| false, |_, _| {});
+        let r: Result<u64, u64> = ladder.climb(
+            || 1 << 20,
+            |rung| Err(rung.nodes),
+            |_| false,
+            || false,
+            |_, _| {},
+        );
+        assert_eq!(r, Err(10));
+        // A halted run climbs no further.
+        let r: Result<u64, u64> = ladder.climb(
+            || 1 << 20,
+            |rung| Err(rung.nodes),
+            |_| true,
+            || true,
+            |_, _| {},
+        );
         assert_eq!(r, Err(10));
     }
 }
