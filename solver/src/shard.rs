@@ -594,6 +594,10 @@ fn prove_position(
     depth: usize,
 ) -> Result<Done, Attempt> {
     let (dir, root) = (cx.dir, cx.root);
+    // The run is over (its root settled, or a task failed): nothing more is started.
+    if crate::dfpn::aborted() {
+        return Err(Attempt::Budget);
+    }
     // A damaged or altered shard is moved aside, named, and the task solved again.
     if let Some(done) = crate::campaign::safety::resume(dir, &shard_file(dir, name), name, position)
     {
@@ -607,37 +611,46 @@ fn prove_position(
     };
     if recorded.is_none() {
         match cx.solve_whole(position, name) {
-            Err(Attempt::Budget) if depth > 0 => {}
+            // Split, unless the search stopped because the run is over.
+            Err(Attempt::Budget) if depth > 0 && !crate::dfpn::aborted() => {}
             other => return other,
         }
     }
     let t = Instant::now();
     let guess_opts = cx.guess_options(cx.guess_nodes());
     let guess_budget = crate::campaign::decisions::nodes(cx.guess_nodes());
+    let recorded = match recorded {
+        Some(r) => r,
+        None => {
+            let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
+            // A ranking cut short because the run is over is not recorded.
+            if crate::dfpn::aborted() {
+                return Err(Attempt::Budget);
+            }
+            record_split(dir, name, position, &ranked, lean);
+            crate::campaign::decisions::split(
+                dir,
+                name,
+                position,
+                "split",
+                &guess_budget,
+                &ranked,
+                lean,
+            );
+            Recorded {
+                ranked,
+                lean,
+                refuted: Vec::new(),
+                escalated: false,
+            }
+        }
+    };
     let Recorded {
         mut ranked,
         mut lean,
         mut refuted,
         escalated,
-    } = recorded.unwrap_or_else(|| {
-        let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
-        record_split(dir, name, position, &ranked, lean);
-        crate::campaign::decisions::split(
-            dir,
-            name,
-            position,
-            "split",
-            &guess_budget,
-            &ranked,
-            lean,
-        );
-        Recorded {
-            ranked,
-            lean,
-            refuted: Vec::new(),
-            escalated: false,
-        }
-    });
+    } = recorded;
     let mut tries = None;
     if lean {
         // The side to move seems to win: fix its most promising move, one subtask per
@@ -707,9 +720,12 @@ fn rerank(
     guess_opts: &Options,
 ) -> (Vec<Move>, bool) {
     let (ranked, lean) = crate::rank_and_lean(position, guess_opts);
-    record_split(dir, name, position, &ranked, lean);
-    for &m in refuted {
-        record_refuted(dir, name, position, m);
+    // A ranking cut short because the run is over is not recorded.
+    if !crate::dfpn::aborted() {
+        record_split(dir, name, position, &ranked, lean);
+        for &m in refuted {
+            record_refuted(dir, name, position, m);
+        }
     }
     (ranked, lean)
 }
@@ -769,7 +785,9 @@ fn reply_order(
     let line: Vec<Move> = std::iter::once(first)
         .chain(order.iter().copied())
         .collect();
-    split_line(cx.dir, name, position, "replies", &line);
+    if !crate::dfpn::aborted() {
+        split_line(cx.dir, name, position, "replies", &line);
+    }
     Some(order)
 }
 

@@ -432,3 +432,36 @@ fn index_shows_a_campaign_in_progress_with_its_figures() {
         "{out:?}"
     );
 }
+
+#[test]
+fn a_settled_root_stops_the_tasks_in_flight_without_splitting_them() {
+    let tmp = TempDir::new("settled");
+    let dir = tmp.path("5x4");
+    // 5x4 is a first-player win: the first winning move settles the root, and the other
+    // thread's task, if one is in flight, stops instead of climbing the ladder or splitting.
+    let out = ok(&[
+        "solve",
+        "5x4",
+        "--shards",
+        s(&dir),
+        "--hash",
+        "16",
+        "--threads",
+        "2",
+        "-q",
+    ]);
+    assert!(out.stdout.contains("result: White wins"), "{out:?}");
+    let d = decisions(&dir);
+    let won = d
+        .iter()
+        .position(|l| l[1] == "task done" && l[3].starts_with("White wins"))
+        .unwrap_or_else(|| panic!("no winning task: {d:?}"));
+    let winner = &d[won][0];
+    for l in &d[won + 1..] {
+        assert!(!l[0].starts_with(winner.as_str()), "{l:?}");
+        assert!(l[1] != "split", "a split after the root was settled: {l:?}");
+        if l[1] == "task left open" {
+            assert_eq!(l[3], "stopped: the run is over");
+        }
+    }
+}
