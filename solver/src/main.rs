@@ -1466,6 +1466,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let plan = split.plan()?;
             let shards = split.shards;
+            amazons_solver::campaign::safety::check_plan(&shards, &plan)
+                .map_err(|e| Usage(e.to_string()))?;
             std::fs::create_dir_all(shards.join("shards"))
                 .with_context(|| format!("cannot create {}", shards.display()))?;
             plan.write(&shards)?;

@@ -1015,6 +1015,7 @@ impl<'a> Split<'a> {
             );
             let outcome = match outcome {
                 Ok(d) => format!("{} wins ({} nodes)", d.winner, d.nodes),
+                Err(Attempt::Budget) if crate::dfpn::aborted() => "stopped: the run is over".into(),
                 Err(Attempt::Budget) if rung.top => "over budget at the top rung".into(),
                 Err(Attempt::Budget) => "over budget: next rung".into(),
                 Err(Attempt::Failed(e)) => format!("failed: {e}"),
