@@ -1436,31 +1436,8 @@ pub fn run_with(
         .iter()
         .any(|t| on_disk(&plan.shard_path(dir, t)).is_none());
     if budget.guess_order && unsolved {
-        let rank_nodes = (opts.max_nodes)
-            .or(budget.ladder.as_ref().map(|l| l.guess_nodes()))
-            .unwrap_or(GUESS_NODES);
-        // One thread's share of the memory, freed before the workers start.
-        let share = (opts.hash_mib / budget.threads.max(1)).max(1);
-        let rank_opts = Options {
-            max_nodes: Some(rank_nodes),
-            hash_mib: match budget.ladder {
-                Some(_) => share.min(crate::campaign::memory::table_for_nodes(rank_nodes)),
-                None => share,
-            },
-            progress: false,
-            ..opts.clone()
-        };
-        let ranked = crate::rank_moves(&plan.split_position(), &rank_opts);
-        crate::tt::release_spare();
+        let ranked = crate::campaign::order::task_order(plan, dir, opts, &budget);
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
-        let order: Vec<String> = work.iter().take(5).map(|t| t.name.clone()).collect();
-        crate::campaign::decisions::record(
-            dir,
-            "root",
-            "task order",
-            &crate::campaign::decisions::nodes(rank_nodes),
-            &format!("most promising first: {}, ...", order.join(", ")),
-        );
     }
     tried_last(&mut work, dir);
     // Tasks with a shard on disk first: they only need checking, so the progress line soon

@@ -465,3 +465,34 @@ fn a_settled_root_stops_the_tasks_in_flight_without_splitting_them() {
         }
     }
 }
+
+#[test]
+fn a_resumed_run_takes_the_recorded_task_order_without_ranking_again() {
+    let tmp = TempDir::new("order");
+    let dir = tmp.path("4x4");
+    // A budget too small for some tasks: each run ends with open tasks (exit 1).
+    let args = [
+        "solve",
+        "4x4",
+        "--shards",
+        s(&dir),
+        "-q",
+        "--hash",
+        "8",
+        "--max-nodes",
+        "400",
+        "--guess-order",
+    ];
+    for run in 0..2 {
+        let out = amazons(&args);
+        assert_eq!(out.code, 1, "run {run}: {out:?}");
+    }
+    let d = decisions(&dir);
+    let orders: Vec<&Vec<String>> = d.iter().filter(|l| l[1] == "task order").collect();
+    assert_eq!(orders.len(), 2, "{d:?}");
+    assert_eq!(orders[0][2], "400 nodes", "the first run ranks");
+    assert_eq!(orders[1][2], "recorded", "the second reuses its order");
+    assert_eq!(orders[0][3], orders[1][3]);
+    let order = std::fs::read_to_string(dir.join("order.tsv")).expect("order.tsv");
+    assert_eq!(order.lines().count(), 88, "every first move of 4x4");
+}
