@@ -111,6 +111,8 @@ impl Ladder {
     /// working); `log(rung, outcome)` records each rung climbed. Tables of the higher
     /// rungs are freed after use, so that the thread does not keep them for its next tasks.
     /// Once `halted()` says the run is over (its root settled), no further rung is climbed.
+    /// When the top rung fails but the thread may now use a larger table than it had (the
+    /// other threads went idle), the top rung is tried again with that table.
     pub fn climb<T, E>(
         &self,
         available: impl Fn() -> usize,
@@ -133,7 +135,17 @@ impl Ladder {
             }
             log(rung, &outcome);
             match outcome {
-                Err(e) if over_budget(&e) && !rung.top && !halted() => i += 1,
+                Err(e) if over_budget(&e) && !halted() => {
+                    // The top rung was cut to the table (not the ladder's own last one).
+                    let cut = rung.nodes < self.rungs[i];
+                    if !rung.top {
+                        i += 1;
+                    } else if !cut || available() <= rung.table_mib {
+                        return Err(e);
+                    }
+                    // Else the top rung again with the larger table the thread may use
+                    // now (it became the last one working), before the task is split.
+                }
                 other => return other,
             }
         }
@@ -190,6 +202,30 @@ mod tests {
         flag.store(false, Ordering::SeqCst);
         assert!(crate::solve(&p, &opts, "test").is_ok());
         crate::dfpn::abort_on(None);
+    }
+
+    #[test]
+    fn a_top_rung_is_climbed_again_when_the_table_grows() {
+        let ladder = Ladder::new(vec![100, 1_000_000_000]).expect("rungs");
+        let available = std::cell::Cell::new(64);
+        let mut tried = Vec::new();
+        let r: Result<(), ()> = ladder.climb(
+            || available.get(),
+            |rung| {
+                tried.push((rung.nodes, rung.table_mib, rung.top));
+                // The other threads go idle while this one is on its top rung.
+                if rung.top {
+                    available.set(128);
+                }
+                Err(())
+            },
+            |_| true,
+            || false,
+            |_, _| {},
+        );
+        assert_eq!(r, Err(()));
+        let top = |mib| (nodes_for_table(mib) * OVERFILL, mib, true);
+        assert_eq!(tried, vec![(100, 16, false), top(64), top(128)]);
     }
 
     #[test]

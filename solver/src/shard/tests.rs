@@ -729,3 +729,14 @@ fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalate
     assert_eq!(split_lines(&dir, "escalated"), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_thread_is_alone_once_every_task_is_taken_and_no_other_works() {
+    let pool = Pool::default();
+    pool.active.store(1, Ordering::SeqCst);
+    assert!(!pool.alone(), "tasks are left for the other threads");
+    pool.all_taken.store(true, Ordering::SeqCst);
+    assert!(pool.alone());
+    pool.active.store(2, Ordering::SeqCst);
+    assert!(!pool.alone(), "another thread works");
+}
