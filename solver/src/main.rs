@@ -845,7 +845,7 @@ fn solve_sharded(
         &budget_line,
     );
     let status = amazons_solver::campaign::status::Status::on_disk(&plan, dir);
-    if status.done > 0 || status.timed > 0 {
+    if opts.progress && (status.done > 0 || status.timed > 0) {
         eprintln!(
             "campaign so far: {} (shards on disk, checked as the run resumes them)",
             status.line()
