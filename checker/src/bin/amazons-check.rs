@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: amazons-check [--threads N] FILE_OR_DIR...
+       amazons-check --version
 
 Verifies Amazons proof certificates (directories are searched for *.cert and
 *.cert.zst files; a manifest's shards are taken from the shards/ directory beside it
@@ -24,6 +25,14 @@ fn main() {
             use std::io::Write;
             // A closed pipe (`amazons-check --help | head -1`) is not an error here.
             let _ = writeln!(std::io::stdout(), "{USAGE}");
+            return;
+        } else if !options_done && (text == "--version" || text == "-V") {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stdout(),
+                "amazons-check {}",
+                env!("CARGO_PKG_VERSION")
+            );
             return;
         } else if !options_done && text == "--" {
             options_done = true;

@@ -59,3 +59,27 @@ fn directories_are_walked_for_cert_files() {
     assert_eq!(run(std::slice::from_ref(&dir), 2), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The binary answers `--version` and `--help` with exit 0 on stdout, and an unknown
+/// option with exit 2.
+#[test]
+fn binary_version_help_and_bad_option() {
+    let exe = env!("CARGO_BIN_EXE_amazons-check");
+    let run = |arg: &str| {
+        std::process::Command::new(exe)
+            .arg(arg)
+            .output()
+            .expect("run")
+    };
+    let version = run("--version");
+    assert_eq!(version.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&version.stdout);
+    assert_eq!(
+        text.trim(),
+        format!("amazons-check {}", env!("CARGO_PKG_VERSION"))
+    );
+    let help = run("--help");
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--threads N"));
+    assert_eq!(run("--no-such-option").status.code(), Some(2));
+}
