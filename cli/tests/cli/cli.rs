@@ -47,7 +47,7 @@ fn ok(args: &[&str]) -> Out {
 /// `amazons-check`, from the same directory as `amazons`, if it is there and at least as new
 /// as the checker's and the format crate's sources. Cargo builds it only when the whole
 /// workspace (or the checker package with its binaries) is built, not for
-/// `cargo test -p amazons-solver`, so a missing or stale binary is skipped with a note
+/// `cargo test -p amazons-cli`, so a missing or stale binary is skipped with a note
 /// (`amazons check` runs the same checker code and is always tested).
 fn amazons_check_exe() -> Option<PathBuf> {
     let exe = Path::new(env!("CARGO_BIN_EXE_amazons"))
