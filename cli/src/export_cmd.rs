@@ -1,6 +1,7 @@
 //! The `amazons export` subcommand and the `--sgf FILE` position option.
 
-use super::{check_hash, write_atomic, Usage};
+use crate::args::check_hash;
+use crate::common::{write_atomic, Usage};
 use amazons_format::Position;
 use amazons_solver::export::{self, ExportOptions};
 use amazons_solver::strategy::{Strategy, StrategyError};

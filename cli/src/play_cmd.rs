@@ -1,6 +1,7 @@
 //! The `amazons play` subcommand: opens the certificate and runs the game on the terminal.
 
-use super::{check_hash, Usage};
+use crate::args::check_hash;
+use crate::common::Usage;
 use amazons_solver::play::{self, Outcome, Player};
 use amazons_solver::strategy::{Strategy, StrategyError};
 use anyhow::Result;

@@ -1,0 +1,59 @@
+//! Shared by the commands: the usage error (exit code 2), atomic file writes, and the
+//! winner's first move in a certificate.
+
+use amazons_format::{Move, Step};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// A bad-input error: exit code 2.
+#[derive(Debug)]
+pub(crate) struct Usage(pub(crate) String);
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for Usage {}
+
+pub(crate) fn usage<T>(msg: impl Into<String>) -> Result<T> {
+    Err(Usage(msg.into()).into())
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let file_name = path
+        .file_name()
+        .context("output path has no file name")?
+        .to_string_lossy()
+        .to_string();
+    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = (|| -> Result<()> {
+        let mut f = std::fs::File::create(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The winner's first move recorded in a certificate, if the winner moves first.
+pub(crate) fn first_move(cert: &amazons_format::Certificate) -> Option<Move> {
+    if cert.root.winner != cert.root.position.to_move {
+        return None;
+    }
+    match cert.steps.first() {
+        Some(Step::Choice(amazons_format::Action::Board(m))) => Some(*m),
+        Some(Step::Outlast { moves }) => moves.first().copied(),
+        _ => None,
+    }
+}

@@ -1,0 +1,336 @@
+//! Sharded solving from the command line: `solve --shards`, `tasks` and `manifest`.
+
+use crate::args::Setup;
+use crate::common::{usage, Usage};
+use crate::json_cmd;
+use crate::out::println;
+use amazons_format::{Move, Position};
+use amazons_solver::Options;
+use anyhow::{Context, Result};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The root of a sharded result and how it was split (`tasks` and `manifest`).
+#[derive(Args, Debug, Clone)]
+pub(crate) struct SplitRoot {
+    /// Board (`WxH` or `standard`); omit with --position.
+    pub(crate) board: Option<String>,
+    #[command(flatten)]
+    pub(crate) setup: Setup,
+    /// Directory of the sharded result.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) shards: PathBuf,
+    /// The first move fixed: one task per reply (the same for `tasks` and `manifest`).
+    #[arg(long, value_name = "MOVE")]
+    pub(crate) first_move: Option<String>,
+}
+
+impl SplitRoot {
+    /// The root position split into tasks.
+    pub(crate) fn plan(&self) -> Result<amazons_solver::shard::Plan> {
+        let position = self.setup.position(self.board.as_deref())?;
+        let first = parse_first(&position, &self.first_move)?;
+        plan(&position, first)
+    }
+}
+
+/// Sharded solving options.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct Sharding {
+    /// Split the root into tasks, one certificate each under DIR/shards/, plus the
+    /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept; tasks an earlier
+    /// run split, or started and left unfinished, go last).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) shards: Option<PathBuf>,
+    /// With --shards: fix this first move and make one task per reply.
+    #[arg(long, value_name = "MOVE", requires = "shards")]
+    pub(crate) first_move: Option<String>,
+    /// With --shards: worker threads (default: all cores); the table is split among them.
+    #[arg(long, value_name = "N", requires = "shards")]
+    pub(crate) threads: Option<usize>,
+    /// With --shards: split a task over budget (--max-nodes or --max-steps, or the top of
+    /// the --ladder) this many levels deeper (the most promising move is fixed, one subtask per reply;
+    /// the task's shard becomes a manifest of its subtasks; each split is recorded in
+    /// DIR/splits.tsv, and a rerun splits the same way at once). 0 leaves such tasks open
+    /// for a later run; the other tasks go on either way. Default: 0 with --max-nodes,
+    /// else 3.
+    #[arg(long, value_name = "N", requires = "shards")]
+    pub(crate) split_depth: Option<usize>,
+    /// With --shards and without --max-nodes: the node budgets each task is solved whole
+    /// with in turn before it is split (default 1M,10M,100M,1G,10G,100G; a rung whose table
+    /// would not fit is cut to what the table holds and is the last). The first rung of
+    /// 10M or more (else the top) is also the budget of the searches that rank moves.
+    /// Each rung is recorded in DIR/decisions.tsv.
+    #[arg(long, value_name = "N,..", value_delimiter = ',', requires = "shards")]
+    pub(crate) ladder: Vec<u64>,
+    /// With --shards: each thread keeps its transposition table from one task to the next,
+    /// so later tasks reuse what earlier ones proved (faster; certificates still checked),
+    /// but shard bytes and the root hash then depend on the order the tasks ran in.
+    #[arg(long, requires = "shards")]
+    pub(crate) shared_table: bool,
+    /// With --shards: solve the tasks most promising first, as ranked by a df-pn of the
+    /// split position within --max-nodes (default: the ladder's guess budget, 10M), instead of
+    /// in move order; always on without --max-nodes. Without --first-move, the run stops
+    /// at the first move that wins.
+    #[arg(long, requires = "shards")]
+    pub(crate) guess_order: bool,
+    /// With --shards: solve only these tasks, comma separated: numbers (`46`), shard names
+    /// (`046-e5-e3xc1`) or reply moves (`e5-e3xc1`), as `amazons tasks` lists them. The
+    /// other tasks are left to other runs, which may share the directory: this one ends
+    /// without a manifest unless every other task's shard is already there.
+    #[arg(long, value_name = "TASKS", value_delimiter = ',', requires = "shards")]
+    pub(crate) only: Vec<String>,
+    /// With --shards and --split-depth: when a split's three guesses are all refuted
+    /// (the guessing search misjudged the task), solve the task whole once more with K
+    /// times --max-nodes before trying its moves one by one. A retry that fails is
+    /// recorded in DIR/splits.tsv and not repeated. 0 or 1: no retry.
+    #[arg(long, value_name = "K", default_value_t = 4, requires = "shards")]
+    pub(crate) escalate: u64,
+    /// With --shards and --split-depth: when a split's guesses are all refuted and the
+    /// retry (--escalate) fails too, how many of the task's other moves this run tries
+    /// before leaving it open; a rerun goes on with the next ones (moves proved lost are
+    /// not tried again). 0: every move, until one wins or all are proved lost.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
+    pub(crate) tries: usize,
+}
+
+/// Parses the optional first move of a sharded solve.
+fn parse_first(position: &Position, text: &Option<String>) -> Result<Option<Move>> {
+    text.as_deref()
+        .map(|t| Move::parse(position.board, t).map_err(|e| Usage(e.to_string()).into()))
+        .transpose()
+}
+
+/// Maps plan errors that come from bad input to exit code 2.
+pub(crate) fn plan(
+    position: &Position,
+    first: Option<Move>,
+) -> Result<amazons_solver::shard::Plan> {
+    amazons_solver::shard::Plan::new(position, first).map_err(|e| Usage(e.to_string()).into())
+}
+
+/// `amazons solve --shards`: solve every task (resuming), write and check the manifest.
+/// `table` is the table size chosen from free memory when --hash was not given.
+pub(crate) fn solve_sharded(
+    position: &Position,
+    sharding: &Sharding,
+    opts: &Options,
+    table: Option<amazons_solver::campaign::memory::Choice>,
+    json: bool,
+) -> Result<ExitCode> {
+    use amazons_solver::campaign::{decisions, ladder::Ladder, safety};
+    // With --json, the text lines are left out and one JSON object ends the run.
+    macro_rules! say {
+        ($($arg:tt)*) => {
+            if !json {
+                println!($($arg)*)
+            }
+        };
+    }
+
+    let Some(dir) = &sharding.shards else {
+        return usage("--shards DIR is required");
+    };
+    let first = parse_first(position, &sharding.first_move)?;
+    let plan = plan(position, first)?;
+    if sharding.threads == Some(0) {
+        return usage("--threads: thread counts start at 1");
+    }
+    if let Err(e) = plan.check_only(&sharding.only) {
+        return usage(format!("--only: {e}"));
+    }
+    // Another campaign's directory is refused before anything is written to it.
+    if let Err(e) = safety::check_plan(dir, &plan) {
+        return usage(e.to_string());
+    }
+    let ladder = match (opts.max_nodes, sharding.ladder.is_empty()) {
+        (Some(_), false) => return usage("--ladder and --max-nodes exclude each other"),
+        (Some(_), true) => None,
+        (None, true) => Some(Ladder::default()),
+        (None, false) => match Ladder::new(sharding.ladder.clone()) {
+            Some(l) => Some(l),
+            None => return usage("--ladder needs a budget of at least 1 node"),
+        },
+    };
+    let split_depth = sharding.split_depth.unwrap_or(match ladder {
+        Some(_) => amazons_solver::campaign::ladder::DEFAULT_SPLIT_DEPTH,
+        None => 0,
+    });
+    let threads = sharding
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let table_line = match table {
+        Some(c) => format!(
+            "{} MiB from free memory ({}% of {} MiB available), {} MiB per thread",
+            c.mib,
+            amazons_solver::campaign::memory::SHARE_PERCENT,
+            c.available_mib,
+            c.mib / threads.max(1)
+        ),
+        None => format!(
+            "{} MiB (--hash), {} MiB per thread",
+            opts.hash_mib,
+            opts.hash_mib / threads.max(1)
+        ),
+    };
+    say!("table: {table_line}");
+    let budget_line = match &ladder {
+        Some(l) => {
+            let rungs: Vec<String> = l.rungs.iter().map(|&n| decisions::nodes(n)).collect();
+            format!(
+                "ladder {}; split {split_depth} deep past its top",
+                rungs.join(", ")
+            )
+        }
+        None => format!(
+            "--max-nodes {} per task; split {split_depth} deep",
+            opts.max_nodes.map_or("-".into(), |n| n.to_string())
+        ),
+    };
+    say!("budget: {budget_line}");
+    decisions::record(
+        dir,
+        "run",
+        "table",
+        &format!("{} MiB", opts.hash_mib),
+        &table_line,
+    );
+    decisions::record(
+        dir,
+        "run",
+        "budget",
+        &format!("{threads} thread(s)"),
+        &budget_line,
+    );
+    let status = amazons_solver::campaign::status::Status::on_disk(&plan, dir);
+    if opts.progress && (status.done > 0 || status.timed > 0) {
+        eprintln!(
+            "campaign so far: {} (shards on disk, checked as the run resumes them)",
+            status.line()
+        );
+    }
+    say!(
+        "solving {} in {} tasks ({} more by symmetry) on {threads} thread(s) into {}",
+        position.describe(),
+        plan.unique().count(),
+        plan.tasks.len() - plan.unique().count(),
+        dir.display()
+    );
+    let quiet = !opts.progress;
+    let t = Instant::now();
+    let budget = amazons_solver::shard::Budget {
+        threads,
+        split_depth,
+        shared_table: sharding.shared_table,
+        guess_order: sharding.guess_order || ladder.is_some(),
+        only: sharding.only.clone(),
+        escalate: sharding.escalate,
+        tries: sharding.tries,
+        ladder,
+    };
+    let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
+        if !quiet {
+            if p.finished {
+                eprintln!("task: {}", p.last);
+            }
+            eprintln!("progress: {}", p.line());
+        }
+    })?;
+    let solve_time = t.elapsed();
+    let t = Instant::now();
+    let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
+    let report = amazons_checker::check_with(&manifest, &shards)
+        .map_err(|e| anyhow::anyhow!("the checker rejected the manifest (a solver bug): {e}"))?;
+    let check_time = t.elapsed();
+    let bytes = amazons_format::encode(&manifest)?;
+    let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
+    let solved: Vec<_> = done.iter().filter(|d| d.mirror_of.is_none()).collect();
+    let resumed = solved.iter().filter(|d| d.resumed).count();
+    say!(
+        "tasks: {} ({} resumed), nodes {}, solve {:.1} s, check {:.1} s",
+        solved.len(),
+        resumed,
+        solved.iter().map(|d| d.nodes).sum::<u64>(),
+        solve_time.as_secs_f64(),
+        check_time.as_secs_f64()
+    );
+    say!(
+        "manifest: {} ({} shards, {} shard steps, {} shard bytes), root blake3 {}",
+        dir.join("manifest.cert").display(),
+        report.shards,
+        report.shard_steps,
+        solved.iter().map(|d| d.bytes).sum::<u64>(),
+        root_hash.to_hex()
+    );
+    say!("checked: {}", report.claim);
+    say!("result: {} wins", manifest.root.winner);
+    if json {
+        json_cmd::print(&json_cmd::solve_sharded(
+            position,
+            &plan,
+            &manifest,
+            &done,
+            [solve_time.as_secs_f64(), check_time.as_secs_f64()],
+            dir,
+            &report,
+            &root_hash.to_hex(),
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `amazons tasks`: one `amazons solve` command per task of a sharded solve.
+pub(crate) fn tasks(split: SplitRoot, hash: usize, pending: bool) -> Result<ExitCode> {
+    let plan = split.plan()?;
+    let shards = split.shards;
+    amazons_solver::campaign::safety::check_plan(&shards, &plan)
+        .map_err(|e| Usage(e.to_string()))?;
+    std::fs::create_dir_all(shards.join("shards"))
+        .with_context(|| format!("cannot create {}", shards.display()))?;
+    plan.write(&shards)?;
+    // A closed pipe (e.g. `| head`) ends the listing quietly rather than panicking.
+    let tasks: Vec<&amazons_solver::shard::Task> = if pending {
+        amazons_solver::shard::pending(&plan, &shards)
+    } else {
+        plan.unique().collect()
+    };
+    let mut out = std::io::stdout().lock();
+    for task in tasks {
+        let line = writeln!(
+            out,
+            "amazons solve --position '{}' --to-move {} --hash {hash} -q -o '{}'",
+            task.position.grid(),
+            task.position.to_move.name().to_ascii_lowercase(),
+            plan.shard_path(&shards, task).display()
+        );
+        if line.is_err() {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `amazons manifest`: assembles and checks the manifest of a sharded result.
+pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
+    let plan = split.plan()?;
+    let shards = split.shards;
+    let done = amazons_solver::shard::collect(&plan, &shards)?;
+    let manifest = amazons_solver::shard::assemble(&plan, &shards, &done)?;
+    let dir_shards = amazons_checker::cli::DirShards::scan(&shards.join("shards"));
+    let report = amazons_checker::check_with(&manifest, &dir_shards)
+        .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
+    let bytes = amazons_format::encode(&manifest)?;
+    let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
+    println!(
+        "manifest: {} ({} shards), root blake3 {}",
+        shards.join("manifest.cert").display(),
+        report.shards,
+        root_hash.to_hex()
+    );
+    println!("verified: {}", report.claim);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,283 @@
+//! `amazons testset`: the self-play test set (paper Tables II and III, Fig. 13).
+
+use crate::args::{active_database_in, EvalArgs};
+use crate::common::usage;
+use crate::db::DbDir;
+use crate::out::{print, println};
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `amazons testset` subcommands.
+#[derive(Subcommand, Debug)]
+pub(crate) enum TestsetCommand {
+    /// Play self-play games with the simple greedy player and write DIR/WxH.txt per board.
+    Generate {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,6x5,6x6")]
+        boards: Vec<String>,
+        /// Games per board.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Seed of the player.
+        #[arg(long, default_value_t = 2014)]
+        seed: u64,
+    },
+    /// Evaluate every position of the games from the end backwards: statically with each
+    /// evaluation configuration, and by df-pn within a node budget. Prints Markdown tables.
+    Table {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,6x5,6x6")]
+        boards: Vec<String>,
+        /// df-pn node budget per position.
+        #[arg(long, default_value_t = 100_000)]
+        budget: u64,
+        /// Use only the first N games of each file.
+        #[arg(long, value_name = "N")]
+        max_games: Option<usize>,
+        /// Add columns with the territory databases (the paper's "DB" columns), built into
+        /// --db-dir first if missing.
+        #[arg(long)]
+        db: bool,
+        /// Add columns with the active-area (combinatorial game) database: the full
+        /// evaluation (and with --db, the territory databases too) plus the active table in
+        /// --db-dir, whatever preset built it (the quick preset is built if none is there).
+        #[arg(long)]
+        active_db: bool,
+        #[command(flatten)]
+        db_dir: DbDir,
+    },
+    /// Which blocker territories df-pn meets on a board: searches from the test-set
+    /// positions with the databases, counting blocker territory queries by shape
+    /// (bounding rectangle, squares, blockers, normal queens) and how many the databases
+    /// answered. Prints a markdown table.
+    Blockers {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "6x5")]
+        boards: Vec<String>,
+        /// df-pn node budget per position.
+        #[arg(long, default_value_t = 5_000)]
+        budget: u64,
+        /// Use only the first N games of each file.
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        max_games: usize,
+        /// Only positions after at least this many moves.
+        #[arg(long, default_value_t = 6)]
+        from_move: usize,
+        /// Rows to print per board.
+        #[arg(long, default_value_t = 25)]
+        top: usize,
+        #[command(flatten)]
+        db_dir: DbDir,
+    },
+    /// The solver comparison of paper V-A (Fig. 13): test-set positions ordered by empty
+    /// squares, each solved with ab and with df-pn in the 8 combinations of the simple
+    /// territory, blocker territory and active-area databases; writes fig13.csv,
+    /// fig13.md and one SVG plot per board (nodes on a log axis) into -o DIR.
+    Fig13 {
+        /// Directory of the game files.
+        #[arg(long, default_value = "tests/data/selfplay")]
+        dir: PathBuf,
+        /// Boards.
+        #[arg(long, value_delimiter = ',', default_value = "5x5,6x6")]
+        boards: Vec<String>,
+        /// Test cases per board.
+        #[arg(long, default_value_t = 30, value_name = "N")]
+        positions: usize,
+        /// The first case of a game is this many plies before its end (one value for
+        /// every board, or one per board in --boards order).
+        #[arg(long, value_delimiter = ',', default_value = "4", value_name = "PLIES")]
+        from_end: Vec<usize>,
+        /// Node budget per solve (search and extraction each).
+        #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+        max_nodes: u64,
+        /// ab's table: 2^N entries (paper: 25).
+        #[arg(long, default_value_t = 25, value_name = "N")]
+        ab_log2: u32,
+        /// df-pn's table: 2^N entries (paper: 22).
+        #[arg(long, default_value_t = 22, value_name = "N")]
+        dfpn_log2: u32,
+        /// Table of the plain df-pn that proves evaluation-decided subtrees in extraction.
+        #[arg(long, default_value_t = 64, value_name = "MIB")]
+        plain_mib: usize,
+        /// Only these searches (`ab`, `dfpn`).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "ab,dfpn",
+            value_name = "S,.."
+        )]
+        solvers: Vec<amazons_solver::solvers::SolverKind>,
+        /// Output directory.
+        #[arg(short, long, default_value = "fig13")]
+        output: PathBuf,
+        #[command(flatten)]
+        db_dir: DbDir,
+    },
+}
+
+/// Runs an `amazons testset` subcommand.
+pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
+    match command {
+        TestsetCommand::Generate {
+            dir,
+            boards,
+            games,
+            seed,
+        } => {
+            let names: Vec<&str> = boards.iter().map(String::as_str).collect();
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            for path in amazons_solver::testset::generate(&dir, &names, games, seed)? {
+                println!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TestsetCommand::Fig13 {
+            dir,
+            boards,
+            positions,
+            from_end,
+            max_nodes,
+            ab_log2,
+            dfpn_log2,
+            plain_mib,
+            solvers,
+            output,
+            db_dir,
+        } => {
+            use amazons_solver::fig13;
+            if from_end.len() != 1 && from_end.len() != boards.len() {
+                return usage("--from-end: one value, or one per board");
+            }
+            if !(10..=30).contains(&ab_log2) || !(10..=30).contains(&dfpn_log2) {
+                return usage("--ab-log2 and --dfpn-log2 must be between 10 and 30");
+            }
+            let configs: Vec<fig13::SolverConfig> = fig13::SolverConfig::paper()
+                .into_iter()
+                .filter(|c| solvers.contains(&c.kind))
+                .collect();
+            let needs_db = configs.iter().any(|c| c.simple || c.blocker);
+            let needs_active = configs.iter().any(|c| c.active);
+            let db = if needs_db {
+                EvalArgs::with_db(&db_dir).database()?
+            } else {
+                None
+            };
+            let active = if needs_active {
+                Some(active_database_in(
+                    &EvalArgs::with_db(&db_dir).database_dir()?,
+                )?)
+            } else {
+                None
+            };
+            let opts = fig13::Fig13Options {
+                boards,
+                positions,
+                from_end,
+                max_nodes,
+                ab_log2,
+                dfpn_log2,
+                plain_mib,
+                configs,
+                db,
+                active,
+            };
+            let runs = fig13::run(&dir, &opts, &mut |line| eprintln!("{line}"))?;
+            for path in fig13::write_all(&output, &runs, &opts)? {
+                println!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TestsetCommand::Blockers {
+            dir,
+            boards,
+            budget,
+            max_games,
+            from_move,
+            top,
+            db_dir,
+        } => {
+            let database = EvalArgs::with_db(&db_dir)
+                .database()?
+                .context("the census needs the territory databases")?;
+            for board in &boards {
+                let file = dir.join(amazons_solver::testset::file_name(board));
+                let (positions, census) = amazons_solver::testset::blocker_census(
+                    &file,
+                    database.clone(),
+                    budget,
+                    Some(max_games),
+                    from_move,
+                )?;
+                println!(
+                    "{}",
+                    amazons_solver::testset::census_markdown(board, positions, &census, top)
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TestsetCommand::Table {
+            dir,
+            boards,
+            budget,
+            max_games,
+            db,
+            active_db,
+            db_dir,
+        } => {
+            let names: Vec<&str> = boards.iter().map(String::as_str).collect();
+            let mut opts = amazons_solver::testset::TableOptions {
+                node_budget: budget,
+                max_games,
+                progress: true,
+                ..Default::default()
+            };
+            if db {
+                if let Some(database) = EvalArgs::with_db(&db_dir).database()? {
+                    use amazons_solver::testset::Config;
+                    opts.static_configs
+                        .push(Config::with_database("full+DB", database.clone()));
+                    // The paper's "DB" column: heuristic territory bounds except where the
+                    // databases answer (against "-exact terr.", its "no DB" column).
+                    let mut heuristic_db =
+                        Config::with_database("-exact terr.+DB", database.clone());
+                    heuristic_db.eval = Some(amazons_solver::eval::EvalConfig {
+                        exact_territories: false,
+                        ..Default::default()
+                    });
+                    opts.static_configs.push(heuristic_db);
+                    opts.dfpn_configs
+                        .push(Config::with_database("full+DB", database));
+                }
+            }
+            if active_db {
+                let dir = EvalArgs::with_db(&db_dir).database_dir()?;
+                let active = active_database_in(&dir)?;
+                // The paper's Fig. 13: the same evaluation with and without the active
+                // table, for every "full" column (with the territory databases too when
+                // --db is given).
+                for configs in [&mut opts.static_configs, &mut opts.dfpn_configs] {
+                    let extra: Vec<_> = configs
+                        .iter()
+                        .filter(|c| c.name.starts_with("full"))
+                        .map(|c| c.with_active(active.clone()))
+                        .collect();
+                    configs.extend(extra);
+                }
+            }
+            print!("{}", amazons_solver::testset::report(&dir, &names, &opts)?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
