@@ -95,6 +95,8 @@ pub(crate) enum Command {
     /// Check certificate files (directories: every *.cert and *.cert.zst inside). Exit 0
     /// verified, 1 wrong, 2 unreadable (a missing or damaged shard included).
     Check {
+        /// Certificate files (`*.cert`, `*.cert.zst`) or directories, searched recursively;
+        /// a manifest's shards are read from the `shards/` directory beside it.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Print one JSON object on stdout instead of the text (fields: see the README).
@@ -195,6 +197,7 @@ pub(crate) enum Command {
     /// shards included) becomes `*.cert.zst` (zstd, about 8x smaller), written atomically
     /// and read back before the original is removed. Every command reads both forms.
     Compress {
+        /// Certificate files or directories (searched recursively for `*.cert` files).
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
