@@ -50,9 +50,10 @@ pub enum Failure {
         "Outlast: move {index} ({mv}) moves a blocker without shooting back onto its own square"
     )]
     BlockerNoShootBack { index: usize, mv: String },
-    #[error("Outlast: k + x = {k} + {x} < M + y{} = {m} + {y}{}", plus(*.winner_to_move), plus(*.winner_to_move))]
+    #[error("Outlast: k + x = {k} + {x} < M + y{} = {m} + {y}{} ({listed} listed moves, {} completed before the winner ran out of moves)", plus(*.winner_to_move), plus(*.winner_to_move), k - listed)]
     OutlastShort {
         k: usize,
+        listed: usize,
         x: i32,
         m: u64,
         y: i32,
@@ -510,75 +511,109 @@ impl Checker<'_> {
         Ok(actions)
     }
 
-    /// 5.4 Outlast. Sound (SPEC 5.4): the squares around `R` are arrows or X queens (an empty
-    /// one would be in `R`); a blocker's first move shoots back onto its own square, so the
-    /// wall never opens and Y stays inside `R` while X's moves stay outside it. X's sequence
-    /// therefore stays legal whatever Y does, X has at least `k + x` actions and Y at most
-    /// `M + y` (exact one-player maxima, or one move per empty square), and the player to move
-    /// runs out first under the stated inequality.
+    /// 5.4 Outlast, see [`outlast_line`].
     fn outlast(&mut self, claim: &Claim, moves: &[Move]) -> Result<(), Failure> {
-        let pos = &claim.position;
-        let (x_color, y_color) = (claim.winner, claim.winner.opponent());
-        let in_r = rules::region(pos, y_color);
-        let mut blocked = pos.cells.clone();
-        let mut blocker = vec![false; blocked.len()];
-        for sq in 0..blocked.len() {
-            if in_r[sq] {
-                blocked[sq] = Cell::Arrow;
-            } else if pos.cells[sq] == Cell::queen(x_color) {
-                blocker[sq] = rules::neighbours(pos.board, sq).any(|n| in_r[n]);
-            }
-        }
-        for (index, &m) in moves.iter().enumerate() {
-            let from = m.from as usize;
-            if blocker.get(from) == Some(&true) && m.arrow != m.from {
-                let mv = move_text(pos.board, m);
-                return Err(Failure::BlockerNoShootBack { index, mv });
-            }
-            if !rules::play_alone(pos.board, &mut blocked, x_color, m) {
-                let mv = move_text(pos.board, m);
-                return Err(Failure::OutlastIllegalMove { index, mv });
-            }
-            blocker[from] = false;
-        }
-        let (k, x, y) = (
-            moves.len(),
-            claim.spares_of(x_color),
-            claim.spares_of(y_color),
-        );
-        let winner_to_move = pos.to_move == x_color;
-        let enough = |m: u64| k as u64 + x as u64 >= m + y as u64 + u64::from(winner_to_move);
-        let comps = rules::components(pos.board, &in_r);
-        let empties = |comp: &[usize]| {
-            comp.iter()
-                .filter(|&&sq| pos.cells[sq] == Cell::Empty)
-                .count()
-        };
-        // One move per empty square bounds every exact maximum: if that already suffices,
-        // the exact search cannot change the outcome.
-        if enough(comps.iter().map(|c| empties(c) as u64).sum()) {
-            return Ok(());
-        }
-        let mut m_bound: u64 = 0;
-        for comp in &comps {
-            let e = empties(comp);
-            m_bound += if e <= ONE_PLAYER_EXACT_LIMIT {
-                u64::from(self.exact.max(&rules::restrict(pos, comp), y_color))
-            } else {
-                e as u64
-            };
-        }
-        if !enough(m_bound) {
-            return Err(Failure::OutlastShort {
-                k,
-                x,
-                m: m_bound,
-                y,
-                winner_to_move,
-            });
-        }
-        Ok(())
+        outlast_line(claim, moves, &mut self.exact).map(|_| ())
     }
+}
+
+/// 5.4 Outlast: checks `moves` for `claim` and returns X's whole line, the listed moves then
+/// the completion (X's first legal move in canonical order, shoot-back obeyed, until the
+/// inequality holds). `exact` is the one-player search (its memo may be shared).
+///
+/// Sound (SPEC 5.4): the squares around `R` are arrows or X queens (an empty one would be in
+/// `R`); a blocker's first move shoots back onto its own square, so the wall never opens and
+/// Y stays inside `R` while X's moves stay outside it. X's line therefore stays legal whatever
+/// Y does (a completed move is checked like a listed one), X has at least `k + x` actions and
+/// Y at most `M + y` (exact one-player maxima, or one move per empty square), and the player
+/// to move runs out first under the stated inequality.
+pub fn outlast_line(
+    claim: &Claim,
+    moves: &[Move],
+    exact: &mut rules::OnePlayer,
+) -> Result<Vec<Move>, Failure> {
+    let pos = &claim.position;
+    let (x_color, y_color) = (claim.winner, claim.winner.opponent());
+    let in_r = rules::region(pos, y_color);
+    let mut blocked = pos.clone();
+    let mut blocker = vec![false; pos.cells.len()];
+    for sq in 0..pos.cells.len() {
+        if in_r[sq] {
+            blocked.cells[sq] = Cell::Arrow;
+        } else if pos.cells[sq] == Cell::queen(x_color) {
+            blocker[sq] = rules::neighbours(pos.board, sq).any(|n| in_r[n]);
+        }
+    }
+    for (index, &m) in moves.iter().enumerate() {
+        play_alone(&mut blocked, &mut blocker, x_color, index, m)?;
+    }
+    let (x, y) = (claim.spares_of(x_color), claim.spares_of(y_color));
+    let winner_to_move = pos.to_move == x_color;
+    // The number of X moves needed against the bound `m`.
+    let need = |m: u64| (m + y as u64 + u64::from(winner_to_move)).saturating_sub(x as u64);
+    let comps = rules::components(pos.board, &in_r);
+    let empties = |comp: &[usize]| {
+        comp.iter()
+            .filter(|&&sq| pos.cells[sq] == Cell::Empty)
+            .count()
+    };
+    // Completion, against one move per empty square (a bound on every exact maximum): the
+    // line is the same whatever the bound, so stopping at a larger one changes no verdict.
+    let mut line = moves.to_vec();
+    let coarse = need(comps.iter().map(|c| empties(c) as u64).sum());
+    while (line.len() as u64) < coarse {
+        let first = rules::legal_moves_of(&blocked, x_color)
+            .into_iter()
+            .find(|m| !blocker[m.from as usize] || m.arrow == m.from);
+        let Some(m) = first else { break };
+        play_alone(&mut blocked, &mut blocker, x_color, line.len(), m)?;
+        line.push(m);
+    }
+    if line.len() as u64 >= coarse {
+        return Ok(line);
+    }
+    let mut m_bound: u64 = 0;
+    for comp in &comps {
+        let e = empties(comp);
+        m_bound += if e <= ONE_PLAYER_EXACT_LIMIT {
+            u64::from(exact.max(&rules::restrict(pos, comp), y_color))
+        } else {
+            e as u64
+        };
+    }
+    if (line.len() as u64) < need(m_bound) {
+        return Err(Failure::OutlastShort {
+            k: line.len(),
+            listed: moves.len(),
+            x,
+            m: m_bound,
+            y,
+            winner_to_move,
+        });
+    }
+    Ok(line)
+}
+
+/// Plays move `index` of X's outlast line on the blocked board: it must be legal there, and
+/// an unmoved blocker must shoot back onto its own square (SPEC 5.4).
+fn play_alone(
+    blocked: &mut Position,
+    blocker: &mut [bool],
+    x_color: Color,
+    index: usize,
+    m: Move,
+) -> Result<(), Failure> {
+    let (board, from) = (blocked.board, m.from as usize);
+    if blocker.get(from) == Some(&true) && m.arrow != m.from {
+        let mv = move_text(board, m);
+        return Err(Failure::BlockerNoShootBack { index, mv });
+    }
+    if !rules::play_alone(board, &mut blocked.cells, x_color, m) {
+        let mv = move_text(board, m);
+        return Err(Failure::OutlastIllegalMove { index, mv });
+    }
+    blocker[from] = false;
+    Ok(())
 }
 
 /// 5.7 Shard, cited by a certificate at shard depth `depth`. Sound (SPEC 5.7): the shard

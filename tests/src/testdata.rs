@@ -373,12 +373,21 @@ pub fn vectors() -> Vec<Vector> {
         "Outlast (5.4): a move onto Black's region (an arrow on the blocked board)",
     );
     add(
-        "reject-outlast-short.cert",
-        bytes(&cert(&walled, vec![outlast(&[])], "testdata: outlast")),
-        Wrong("OutlastShort"),
-        "Outlast (5.4): no moves, k + x = 0 < M + y + 1 = 1",
+        "accept-outlast-completed.cert",
+        bytes(&cert(&walled, vec![outlast(&[])], "testdata: outlast completed")),
+        Accepted,
+        "Outlast (5.4): no moves listed; the completion plays the blocker's a2-a3xa2 (the first legal move that shoots back), k = 1 >= M + y + 1 = 1",
     );
+    // White's b3 has one move (b3-b4xb3) against Black's one (a1-b1xa1): White, to move,
+    // needs two.
     let b34 = Board::new(3, 4).expect("3x4");
+    let short = claim("#.#|#O#|###|X.#", W, 0, W);
+    add(
+        "reject-outlast-short.cert",
+        bytes(&cert(&short, vec![Step::Outlast { moves: vec![] }], "testdata: outlast")),
+        Wrong("OutlastShort"),
+        "Outlast (5.4): no moves listed; the completion plays b3-b4xb3 and runs out: k + x = 1 < M + y + 1 = 2",
+    );
     let exact = claim("O..|###|.#.|#X#", B, 0, W);
     let steps = vec![Step::Outlast {
         moves: vec![mv(b34, "a4-b4xa4")],

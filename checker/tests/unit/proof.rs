@@ -247,13 +247,17 @@ fn outlast_blocker_must_shoot_back() {
 
 #[test]
 fn outlast_inequality_is_exact_for_both_sides_to_move() {
-    // Black: 2 moves (M = 2); White: up to 3 moves.
+    // Black: 2 moves (M = 2). White: 3 moves on `three`, 2 on `two`, 1 on `one`, so
+    // the completion runs out exactly there.
     let three = ["e1-f1xe1", "f1-g1xf1", "g1-h1xg1"];
-    let white = claim("X..#O...", W, 0, W);
+    let (three_squares, two, one) = ("X..#O...", "X..#O..#", "X..#O.##");
+    let white = claim(three_squares, W, 0, W);
     ok(&white, vec![outlast(&white, &three)]);
+    let white = claim(two, W, 0, W);
     let f = failure(&white, vec![outlast(&white, &three[..2])]);
     let expect = Failure::OutlastShort {
         k: 2,
+        listed: 2,
         x: 0,
         m: 2,
         y: 0,
@@ -264,8 +268,9 @@ fn outlast_inequality_is_exact_for_both_sides_to_move() {
         f.to_string().contains("2 + 0 < M + y + 1 = 2 + 0 + 1"),
         "{f}"
     );
-    let black = claim("X..#O...", B, 0, W);
+    let black = claim(two, B, 0, W);
     ok(&black, vec![outlast(&black, &three[..2])]);
+    let black = claim(one, B, 0, W);
     let f = failure(&black, vec![outlast(&black, &three[..1])]);
     assert!(matches!(
         f,
@@ -277,20 +282,69 @@ fn outlast_inequality_is_exact_for_both_sides_to_move() {
         }
     ));
     // Spare moves count: Black's spare needs one more White move, White's spare one fewer.
-    let black_spare = claim("X..#O...", B, 1, W);
+    let black_spare = claim(three_squares, B, 1, W);
     ok(&black_spare, vec![outlast(&black_spare, &three)]);
+    let black_spare = claim(two, B, 1, W);
     let f = failure(&black_spare, vec![outlast(&black_spare, &three[..2])]);
     assert!(matches!(f, Failure::OutlastShort { y: 1, .. }), "{f:?}");
-    let white_spare = claim("X..#O...", B, -1, W);
+    let white_spare = claim(one, B, -1, W);
     ok(&white_spare, vec![outlast(&white_spare, &three[..1])]);
+}
+
+#[test]
+fn outlast_completion_plays_the_first_legal_moves() {
+    // An empty list: the checker plays e1-f1xe1, f1-g1xf1, g1-h1xg1 itself.
+    let white = claim("X..#O...", W, 0, W);
+    ok(&white, vec![outlast(&white, &[])]);
+    let mut exact = rules::OnePlayer::new(white.position.board);
+    let line = amazons_checker::outlast_line(&white, &[], &mut exact).expect("accepted");
+    let want: Vec<Move> = ["e1-f1xe1", "f1-g1xf1", "g1-h1xg1"]
+        .iter()
+        .map(|m| mv(&white, m))
+        .collect();
+    assert_eq!(line, want);
+    // A listed prefix is kept and completed from where it ends.
+    let line = amazons_checker::outlast_line(&white, &want[..1], &mut exact).expect("accepted");
+    assert_eq!(line, want);
+    // Completion that runs out is rejected, naming the listed and completed counts.
+    let white = claim("X..#O..#", W, 0, W);
+    let f = failure(&white, vec![outlast(&white, &[])]);
+    assert_eq!(
+        f,
+        Failure::OutlastShort {
+            k: 2,
+            listed: 0,
+            x: 0,
+            m: 2,
+            y: 0,
+            winner_to_move: true
+        }
+    );
+    assert!(f.to_string().contains("0 listed moves, 2 completed"), "{f}");
+    // A blocker's completed move shoots back: Black a2 reaches b2, White c2 touches b2. Its
+    // first legal move is c2-d1xe1, which would open the wall, so the completion plays
+    // c2-d1xc2, the first one that shoots back.
+    let root = claim("X.O...|###...", W, 0, W);
+    let first = rules::legal_moves_of(&root.position, W).first().copied();
+    assert_eq!(first, Some(mv(&root, "c2-d1xe1")));
+    let mut exact = rules::OnePlayer::new(root.position.board);
+    let line = amazons_checker::outlast_line(&root, &[], &mut exact).expect("accepted");
+    assert_eq!(line.first(), Some(&mv(&root, "c2-d1xc2")));
+    let root = claim("X.O...", W, 0, W);
+    // Completion never excuses a listed move: an illegal one is still rejected.
+    let f = failure(&root, vec![outlast(&root, &["c1-b1xc1"])]);
+    assert!(matches!(f, Failure::OutlastIllegalMove { index: 0, .. }));
 }
 
 #[test]
 fn outlast_uses_the_exact_one_player_maximum() {
     // Black b2 with empties a1 and c1: going to either corner forces the arrow back onto
-    // b2 (the other corner is out of line), so Black has 1 move, not 2.
+    // b2 (the other corner is out of line), so Black has 1 move, not 2. White e2 has 2 moves
+    // on the first board, 1 on the second.
     let root = claim("#X##O.|.#.#..", W, 0, W);
     ok(&root, vec![outlast(&root, &["e2-f2xe2", "f2-f1xf2"])]);
+    ok(&root, vec![outlast(&root, &[])]);
+    let root = claim("#X##O.|.#.###", W, 0, W);
     let f = failure(&root, vec![outlast(&root, &["e2-f2xe2"])]);
     assert!(
         matches!(f, Failure::OutlastShort { k: 1, m: 1, .. }),
