@@ -201,6 +201,16 @@ pub(crate) enum Command {
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Rewrite a certificate file, or a sharded result directory (shards first, then the
+    /// files citing them), with every outlast list cut to the shortest prefix the checker's
+    /// completion accepts (SPEC 5.4). The input is checked first and refused untouched if
+    /// wrong (exit 1) or damaged (exit 2); each rewritten file is checked before it replaces
+    /// the original atomically, in the same stored form.
+    Compact {
+        /// A certificate file, or a sharded result's directory (with its manifest).
+        #[arg(value_name = "PATH")]
+        path: PathBuf,
+    },
     /// Remove the shard files of a finished sharded result that its manifest does not
     /// need: those no certificate reachable from DIR/manifest.cert cites (subtasks of
     /// guesses found refuted, or of splits a whole solve replaced). Lists them first; the

@@ -1,4 +1,4 @@
-//! Commands on certificate files: `check`, `index`, `compress`, `prune` and `report`.
+//! Commands on certificate files: `check`, `index`, `compress`, `compact`, `prune` and `report`.
 
 use crate::common::{first_move, usage, write_atomic, Usage};
 use crate::json_cmd;
@@ -353,4 +353,18 @@ fn compress_one(file: &Path) -> Result<(u64, u64)> {
     }
     std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
     Ok((bytes.len() as u64, packed.len() as u64))
+}
+
+/// `amazons compact PATH`: outlast lists cut to the shortest prefix the checker completes.
+pub(crate) fn compact(path: &Path) -> Result<ExitCode> {
+    match amazons_solver::compact::run(path) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(e.exit_code()))
+        }
+    }
 }

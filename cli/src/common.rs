@@ -53,7 +53,9 @@ pub(crate) fn first_move(cert: &amazons_format::Certificate) -> Option<Move> {
     }
     match cert.steps.first() {
         Some(Step::Choice(amazons_format::Action::Board(m))) => Some(*m),
-        Some(Step::Outlast { moves }) => moves.first().copied(),
+        Some(Step::Outlast { moves }) => {
+            amazons_solver::compact::outlast_first_move(&cert.root, moves)
+        }
         _ => None,
     }
 }

@@ -96,7 +96,7 @@ fn solve(
         .first_move
         .or_else(|| match solved.certificate.steps.first() {
             Some(Step::Outlast { moves }) if solved.winner == position.to_move => {
-                moves.first().copied()
+                amazons_solver::compact::outlast_first_move(&solved.certificate.root, moves)
             }
             _ => None,
         });

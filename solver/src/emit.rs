@@ -113,6 +113,8 @@ pub struct Emitter<'a, 'g, M: Prover<'g> = Search<'g>> {
     pub use_sums: bool,
     /// The most steps the proof may have (`usize::MAX`: no limit but memory).
     pub max_steps: usize,
+    /// The checker's one-player search, for shortening outlast lists (its memo is kept).
+    exact: Option<amazons_checker::rules::OnePlayer>,
 }
 
 /// A sum step ready to write: the local claims and the local states to prove.
@@ -136,6 +138,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             sum_failures: 0,
             use_sums: true,
             max_steps: usize::MAX,
+            exact: None,
         }
     }
 
@@ -199,6 +202,16 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
         if st.side() == y && !st.can_act(g, y) {
             self.push(Step::NoMove)?;
         } else if let Some(moves) = self.outlast_line(st, x) {
+            // Only the prefix the checker's completion needs (SPEC 5.4).
+            let claim = amazons_format::Claim {
+                position: st.to_position(g),
+                spare: st.spare,
+                winner: x,
+            };
+            let exact = self
+                .exact
+                .get_or_insert_with(|| amazons_checker::rules::OnePlayer::new(g.board));
+            let moves = crate::compact::shortest_outlast(&claim, &moves, exact);
             self.push(Step::Outlast { moves })?;
         } else if let Some(plan) = self.plan_sum(st, x)? {
             self.sums += 1;

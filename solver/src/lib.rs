@@ -6,6 +6,7 @@
 pub mod ab;
 pub mod bitboard;
 pub mod campaign;
+pub mod compact;
 pub mod db;
 pub mod dfpn;
 pub mod emit;

@@ -140,7 +140,8 @@ pub fn solve_move(
         }
         // The territory argument: its first move keeps the winner's region.
         Some(Step::Outlast { moves }) => {
-            if let Some(&m) = moves.first().filter(|&&m| rules::is_legal(actual, m)) {
+            let first = crate::compact::outlast_first_move(&tree.cert.root, moves);
+            if let Some(m) = first.filter(|&m| rules::is_legal(actual, m)) {
                 return Ok((m, None));
             }
         }

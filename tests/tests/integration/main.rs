@@ -2,6 +2,7 @@
 
 mod certificates;
 mod common;
+mod compact;
 mod extraction;
 mod mcgs;
 mod movegen_agreement;

@@ -1,0 +1,449 @@
+//! Shorter outlast lists: the solver writes, and `amazons compact` rewrites, only the prefix of an outlast line that the checker's completion (SPEC 5.4) needs.
+//!
+//! Whether a prefix is enough is asked of the checker itself ([`amazons_checker::outlast_line`]),
+//! never decided here. `amazons compact` rewrites a certificate file, or a sharded result
+//! directory bottom-up (every shard first, then the files citing them, with their `Shard`
+//! steps pointing at the new hashes): the original is checked in full first (a wrong or
+//! damaged input is refused and left untouched), every rewritten file is checked with its
+//! rewritten shards, and only then are the files replaced, each atomically (a temporary file
+//! and a rename), in the stored form they had (`.cert.zst` compressed at
+//! [`amazons_format::stored::LEVEL`], as `amazons compress` does).
+
+use crate::strategy::Tree;
+use amazons_checker::{cli::DirShards, rules::OnePlayer, CheckError, Shards};
+use amazons_format::{stored, Certificate, Claim, Move, Step};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why a certificate could not be compacted. Nothing was changed on disk.
+#[derive(Debug, thiserror::Error)]
+pub enum CompactError {
+    #[error("{path}: cannot read or write: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a readable certificate: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{path}: refused, the certificate does not check (left untouched):\n{error}")]
+    Wrong {
+        path: PathBuf,
+        error: Box<CheckError>,
+    },
+    #[error("{path}: the compacted certificate does not check (the original is left untouched):\n{error}")]
+    RewriteWrong {
+        path: PathBuf,
+        error: Box<CheckError>,
+    },
+    #[error("{path}: cites shard {hash}, which is not in {dir}")]
+    ShardMissing {
+        path: PathBuf,
+        hash: String,
+        dir: PathBuf,
+    },
+    #[error("{path}: shards cite each other in a cycle")]
+    Cycle { path: PathBuf },
+    #[error("{path}: no certificate file directly inside this directory")]
+    Empty { path: PathBuf },
+    #[error("{path}: cannot encode the compacted certificate: {reason}")]
+    Encode { path: PathBuf, reason: String },
+}
+
+impl CompactError {
+    /// The exit code: 1 for a wrong proof, 2 for a damaged, missing or unwritable input.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CompactError::Wrong { error, .. } | CompactError::RewriteWrong { error, .. } => {
+                if error.failure.damaged() {
+                    2
+                } else {
+                    1
+                }
+            }
+            _ => 2,
+        }
+    }
+}
+
+/// The shortest prefix of `moves` that the checker's outlast rule accepts for `claim` (the
+/// whole list when no shorter one is, or when even it is not).
+pub fn shortest_outlast(claim: &Claim, moves: &[Move], exact: &mut OnePlayer) -> Vec<Move> {
+    (0..moves.len())
+        .find(|&n| amazons_checker::outlast_line(claim, &moves[..n], exact).is_ok())
+        .map_or_else(|| moves.to_vec(), |n| moves[..n].to_vec())
+}
+
+/// The winner's first move of an outlast step, completion included (`None` if the checker
+/// does not accept the step or the line is empty).
+pub fn outlast_first_move(claim: &Claim, moves: &[Move]) -> Option<Move> {
+    let mut exact = OnePlayer::new(claim.position.board);
+    amazons_checker::outlast_line(claim, moves, &mut exact)
+        .ok()?
+        .first()
+        .copied()
+}
+
+/// How an outlast list is rewritten: from the claim at the step, its list, and the
+/// one-player search to share.
+pub type Rewrite<'a> = &'a dyn Fn(&Claim, &[Move], &mut OnePlayer) -> Vec<Move>;
+
+/// Rewrites every outlast list of `cert` with `rewrite`; the claims are found by walking
+/// the steps in checking order. Returns the outlast moves before and after. A malformed
+/// certificate is left as it is here (the check that follows refuses it).
+pub fn rewrite_certificate(cert: Certificate, rewrite: Rewrite) -> (Certificate, u64, u64) {
+    let tree = Tree::new(cert);
+    let mut exact = OnePlayer::new(tree.cert.root.position.board);
+    let mut changed: Vec<(usize, Vec<Move>)> = Vec::new();
+    let (mut before, mut after) = (0u64, 0u64);
+    let mut stack = vec![tree.cert.root.clone()];
+    let mut i = 0usize;
+    while let Some(claim) = stack.pop() {
+        if let Some(Step::Outlast { moves }) = tree.cert.steps.get(i) {
+            let new = rewrite(&claim, moves, &mut exact);
+            before += moves.len() as u64;
+            after += new.len() as u64;
+            if new != *moves {
+                changed.push((i, new));
+            }
+        }
+        let Ok(children) = tree.children(i as u32, &claim) else {
+            break;
+        };
+        stack.extend(children.into_iter().rev());
+        i += 1;
+    }
+    let mut cert = tree.cert;
+    for (i, moves) in changed {
+        cert.steps[i] = Step::Outlast { moves };
+    }
+    (cert, before, after)
+}
+
+/// [`rewrite_certificate`] with every outlast list cut to its shortest accepted prefix.
+pub fn compact_certificate(cert: Certificate) -> (Certificate, u64, u64) {
+    rewrite_certificate(cert, &shortest_outlast)
+}
+
+/// What compaction did to one file.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    pub path: PathBuf,
+    pub steps: usize,
+    pub outlast_moves_before: u64,
+    pub outlast_moves_after: u64,
+    /// Body bytes and bytes on disk, before and after.
+    pub body_before: u64,
+    pub body_after: u64,
+    pub stored_before: u64,
+    pub stored_after: u64,
+}
+
+/// Shards for the check of a rewritten file: the rewritten shards of this run, each checked
+/// in full by this run before it is offered (so its steps are not checked again; its layout,
+/// hash and root claim still are).
+struct Rewritten<'a>(&'a HashMap<[u8; 32], Vec<u8>>);
+
+impl Shards for Rewritten<'_> {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        self.0.get(hash).cloned()
+    }
+
+    fn already_checked(&self, hash: &[u8; 32]) -> bool {
+        self.0.contains_key(hash)
+    }
+}
+
+/// A file to rewrite and its new content, kept until every file is ready.
+struct Pending {
+    path: PathBuf,
+    stored: Vec<u8>,
+}
+
+/// Compacts `path`: a certificate file (its shards, if it cites any, are in `shards/` beside
+/// it) or a directory (every certificate file directly inside it, with `shards/` beside
+/// them). Returns one entry per file, shards first.
+pub fn compact_path(path: &Path) -> Result<Vec<Compacted>, CompactError> {
+    rewrite_path(path, &shortest_outlast)
+}
+
+/// [`compact_path`] with outlast lists rewritten by `rewrite` (the result must check).
+pub fn rewrite_path(path: &Path, rewrite: Rewrite) -> Result<Vec<Compacted>, CompactError> {
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| CompactError::Io { path: p, source }
+    };
+    let (dir, tops) = if path.is_dir() {
+        let mut tops: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(io(path))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && stored::is_cert_path(p))
+            .collect();
+        tops.sort();
+        if tops.is_empty() {
+            return Err(CompactError::Empty { path: path.into() });
+        }
+        (path.to_path_buf(), tops)
+    } else {
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        (dir, vec![path.to_path_buf()])
+    };
+    let shard_dir = dir.join("shards");
+    let on_disk = DirShards::scan(&shard_dir);
+    // The originals, checked in full first: a wrong or damaged input is refused untouched.
+    for top in &tops {
+        let bytes = stored::read(top).map_err(io(top))?;
+        amazons_checker::check_bytes_with(&bytes, &on_disk).map_err(|e| match e {
+            amazons_checker::CheckFileError::Unreadable(e) => CompactError::Unreadable {
+                path: top.clone(),
+                reason: e.to_string(),
+            },
+            amazons_checker::CheckFileError::Wrong(e) => CompactError::Wrong {
+                path: top.clone(),
+                error: Box::new(e),
+            },
+        })?;
+    }
+    let mut run = Run {
+        rewrite,
+        shard_dir: shard_dir.clone(),
+        shard_files: shard_files(&shard_dir)?,
+        new_hash: HashMap::new(),
+        rewritten: HashMap::new(),
+        pending: Vec::new(),
+        done: Vec::new(),
+    };
+    for top in &tops {
+        run.file(top, true, 0)?;
+    }
+    // Every rewritten file is checked: now write them all to temporary files, then rename
+    // them over the originals, shards first (so the window in which the directory mixes
+    // old and new files is only the renames).
+    let mut written: Vec<(PathBuf, &Pending)> = Vec::new();
+    for p in &run.pending {
+        match write_temp(&p.path, &p.stored) {
+            Ok(tmp) => written.push((tmp, p)),
+            Err(source) => {
+                for (tmp, _) in &written {
+                    let _ = std::fs::remove_file(tmp);
+                }
+                return Err(CompactError::Io {
+                    path: p.path.clone(),
+                    source,
+                });
+            }
+        }
+    }
+    for (tmp, p) in &written {
+        std::fs::rename(tmp, &p.path).map_err(io(&p.path))?;
+    }
+    Ok(run.done)
+}
+
+/// Compacts `path` and describes what changed, one line per file and a total.
+pub fn run(path: &Path) -> Result<String, CompactError> {
+    let done = compact_path(path)?;
+    let mut out = String::new();
+    let mut total = Compacted {
+        path: path.into(),
+        steps: 0,
+        outlast_moves_before: 0,
+        outlast_moves_after: 0,
+        body_before: 0,
+        body_after: 0,
+        stored_before: 0,
+        stored_after: 0,
+    };
+    for c in &done {
+        out.push_str(&line(c));
+        total.steps += c.steps;
+        total.outlast_moves_before += c.outlast_moves_before;
+        total.outlast_moves_after += c.outlast_moves_after;
+        total.body_before += c.body_before;
+        total.body_after += c.body_after;
+        total.stored_before += c.stored_before;
+        total.stored_after += c.stored_after;
+    }
+    if done.len() > 1 {
+        out.push_str(&format!("total ({} files): ", done.len()));
+        out.push_str(&line(&total));
+    }
+    Ok(out)
+}
+
+fn line(c: &Compacted) -> String {
+    format!(
+        "{}: {} steps, outlast moves {} -> {}, body {} -> {} bytes, stored {} -> {} bytes\n",
+        c.path.display(),
+        c.steps,
+        c.outlast_moves_before,
+        c.outlast_moves_after,
+        c.body_before,
+        c.body_after,
+        c.stored_before,
+        c.stored_after
+    )
+}
+
+/// The certificate files of a shard directory, by the body hash their header declares.
+fn shard_files(dir: &Path) -> Result<HashMap<[u8; 32], PathBuf>, CompactError> {
+    let mut out = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.is_file() && stored::is_cert_path(&path) {
+            let declared = stored::declared_hash(&path).map_err(|source| CompactError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            if let Some(hash) = declared {
+                out.insert(hash, path);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One compaction run over a directory.
+struct Run<'a> {
+    rewrite: Rewrite<'a>,
+    shard_dir: PathBuf,
+    shard_files: HashMap<[u8; 32], PathBuf>,
+    /// Old body hash -> new body hash, for shards already rewritten (or in progress: `None`).
+    new_hash: HashMap<[u8; 32], Option<[u8; 32]>>,
+    /// The rewritten shard files (decompressed), by new hash, each checked.
+    rewritten: HashMap<[u8; 32], Vec<u8>>,
+    pending: Vec<Pending>,
+    done: Vec<Compacted>,
+}
+
+impl Run<'_> {
+    /// Rewrites the file at `path` after its shards; returns its new body hash.
+    fn file(&mut self, path: &Path, top: bool, depth: usize) -> Result<[u8; 32], CompactError> {
+        let io = |source| CompactError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let unreadable = |reason: String| CompactError::Unreadable {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let raw = std::fs::read(path).map_err(io)?;
+        let compressed = stored::is_compressed(&raw);
+        let stored_before = raw.len() as u64;
+        let bytes = stored::read(path).map_err(io)?;
+        let mut cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
+        if depth > amazons_checker::MAX_SHARD_DEPTH {
+            return Err(CompactError::Cycle { path: path.into() });
+        }
+        // Shards first, bottom-up; the Shard steps then cite the new hashes.
+        for step in cert.steps.iter_mut() {
+            if let Step::Shard { hash } = step {
+                *hash = self.shard(path, hash, depth)?;
+            }
+        }
+        let (cert, before, after) = rewrite_certificate(cert, self.rewrite);
+        let new = amazons_format::encode(&cert).map_err(|e| CompactError::Encode {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        let shards = Rewritten(&self.rewritten);
+        let checked = if top {
+            amazons_checker::check_bytes_with(&new, &shards)
+        } else {
+            amazons_format::decode(&new)
+                .map_err(amazons_checker::CheckFileError::from)
+                .and_then(|c| Ok(amazons_checker::check_with(&c, &shards)?))
+        };
+        if let Err(e) = checked {
+            let error = match e {
+                amazons_checker::CheckFileError::Wrong(e) => e,
+                amazons_checker::CheckFileError::Unreadable(e) => {
+                    return Err(unreadable(e.to_string()))
+                }
+            };
+            return Err(CompactError::RewriteWrong {
+                path: path.into(),
+                error: Box::new(error),
+            });
+        }
+        let stored = if compressed {
+            stored::compress(&new).map_err(io)?
+        } else {
+            new.clone()
+        };
+        let hash = amazons_format::hash_body(&new[52..new.len() - 8]);
+        self.done.push(Compacted {
+            path: path.into(),
+            steps: cert.steps.len(),
+            outlast_moves_before: before,
+            outlast_moves_after: after,
+            body_before: bytes.len() as u64 - 60,
+            body_after: new.len() as u64 - 60,
+            stored_before,
+            stored_after: stored.len() as u64,
+        });
+        if stored != raw {
+            self.pending.push(Pending {
+                path: path.into(),
+                stored,
+            });
+        }
+        if !top {
+            self.rewritten.insert(hash, new);
+        }
+        Ok(hash)
+    }
+
+    /// The new hash of the shard cited as `hash` by `parent`, rewriting it first if needed.
+    fn shard(
+        &mut self,
+        parent: &Path,
+        hash: &[u8; 32],
+        depth: usize,
+    ) -> Result<[u8; 32], CompactError> {
+        match self.new_hash.get(hash) {
+            Some(Some(new)) => return Ok(*new),
+            Some(None) => {
+                return Err(CompactError::Cycle {
+                    path: parent.into(),
+                })
+            }
+            None => {}
+        }
+        let Some(path) = self.shard_files.get(hash).cloned() else {
+            return Err(CompactError::ShardMissing {
+                path: parent.into(),
+                hash: crate::strategy::hex(hash),
+                dir: self.shard_dir.clone(),
+            });
+        };
+        self.new_hash.insert(*hash, None);
+        let new = self.file(&path, false, depth + 1)?;
+        self.new_hash.insert(*hash, Some(new));
+        Ok(new)
+    }
+}
+
+/// Writes `bytes` to a new temporary file beside `path` (synced), and returns its path.
+fn write_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.compact.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! `amazons compact`: rewritten certificates and sharded results check, prove the same claim, are no larger and list no more outlast moves; wrong inputs are refused untouched.
+
+use crate::common::small_options;
+use amazons_checker::cli::DirShards;
+use amazons_checker::rules::OnePlayer;
+use amazons_format::{stored, Certificate, Claim, Move, Position, Step};
+use amazons_solver::compact::{compact_path, rewrite_path, CompactError};
+use amazons_solver::shard::{self, Plan};
+use std::path::{Path, PathBuf};
+
+/// A fresh, empty directory for one test.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("amazons-compact-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
+/// The checker's whole line for an outlast step: what the solver listed before completion.
+fn full_line(claim: &Claim, moves: &[Move], exact: &mut OnePlayer) -> Vec<Move> {
+    amazons_checker::outlast_line(claim, moves, exact).expect("an accepted outlast step")
+}
+
+fn read(path: &Path) -> Certificate {
+    amazons_format::decode(&stored::read(path).expect("read")).expect("decode")
+}
+
+fn outlast_moves(cert: &Certificate) -> usize {
+    (cert.steps.iter())
+        .map(|s| match s {
+            Step::Outlast { moves } => moves.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Every certificate file directly in `dir` and in `dir/shards`, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in [dir.to_path_buf(), dir.join("shards")] {
+        if let Ok(entries) = std::fs::read_dir(&d) {
+            out.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| stored::is_cert_path(p)),
+            );
+        }
+    }
+    out.sort();
+    out
+}
+
+/// What a file holds: its root claim, stored size and outlast moves.
+fn survey(path: &Path) -> (Claim, u64, usize) {
+    let cert = read(path);
+    let size = std::fs::metadata(path).expect("size").len();
+    (cert.root.clone(), size, outlast_moves(&cert))
+}
+
+fn check_manifest(path: &Path) {
+    let shards = DirShards::scan(&path.parent().expect("dir").join("shards"));
+    let bytes = stored::read(path).expect("read");
+    if let Err(e) = amazons_checker::check_bytes_with(&bytes, &shards) {
+        panic!("{} rejected after compaction: {e}", path.display());
+    }
+}
+
+#[test]
+fn compacting_a_solved_4x5_keeps_its_claim_and_shrinks_it() {
+    let dir = fresh_dir("4x5");
+    let root = Position::start("4x5").expect("4x5");
+    let solved = amazons_solver::solve(&root, &small_options(), "test").expect("solved");
+    let path = dir.join("4x5.cert");
+    std::fs::write(
+        &path,
+        amazons_format::encode(&solved.certificate).expect("encode"),
+    )
+    .expect("write");
+    // The solver already writes compact lists: compacting changes nothing and still checks.
+    let before = survey(&path);
+    compact_path(&path).expect("compacted");
+    assert_eq!(survey(&path), before);
+    // The whole lines (as the solver listed them before completion), stored compressed.
+    rewrite_path(&path, &full_line).expect("expanded");
+    let packed = dir.join("4x5.cert.zst");
+    let raw = std::fs::read(&path).expect("read");
+    std::fs::write(&packed, stored::compress(&raw).expect("compress")).expect("write");
+    std::fs::remove_file(&path).expect("remove");
+    let before = survey(&packed);
+    assert!(before.2 > outlast_moves(&solved.certificate), "expanded");
+    let done = compact_path(&packed).expect("compacted");
+    assert_eq!(done.len(), 1);
+    let after = survey(&packed);
+    check_manifest(&packed);
+    assert!(stored::is_compressed(
+        &std::fs::read(&packed).expect("read")
+    ));
+    assert_eq!(after.0, before.0, "same claim");
+    assert!(after.1 <= before.1, "no larger: {} > {}", after.1, before.1);
+    assert!(after.2 < before.2, "fewer outlast moves");
+    assert_eq!(after.2, outlast_moves(&solved.certificate));
+    assert_eq!(done[0].outlast_moves_after as usize, after.2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compacting_a_sharded_4x4_rewrites_shards_first() {
+    let dir = fresh_dir("sharded");
+    let root = Position::start("4x4").expect("4x4");
+    let plan = Plan::new(&root, None).expect("plan");
+    shard::run(&plan, &dir, &small_options(), 2, &|_| {}).expect("sharded solve");
+    let manifest = dir.join("manifest.cert");
+    // Expand every list, shards and manifest alike, then compact the directory back.
+    rewrite_path(&dir, &full_line).expect("expanded");
+    check_manifest(&manifest);
+    let before: Vec<_> = files(&dir).iter().map(|p| survey(p)).collect();
+    let done = compact_path(&dir).expect("compacted");
+    assert_eq!(done.len(), before.len(), "every file rewritten");
+    assert_eq!(done.last().map(|c| c.path.clone()), Some(manifest.clone()));
+    check_manifest(&manifest);
+    let after: Vec<_> = files(&dir).iter().map(|p| survey(p)).collect();
+    assert_eq!(after.len(), before.len());
+    for (a, b) in after.iter().zip(&before) {
+        assert_eq!(a.0, b.0, "same claim");
+        assert!(a.1 <= b.1, "no larger");
+        assert!(a.2 <= b.2, "no more outlast moves");
+    }
+    let sum = |v: &[(Claim, u64, usize)]| v.iter().map(|s| s.2).sum::<usize>();
+    assert!(sum(&after) < sum(&before), "some list was shortened");
+    // A missing shard: the directory is refused (damaged input), the manifest untouched.
+    let manifest_bytes = std::fs::read(&manifest).expect("read");
+    let shard = files(&dir.join("shards")).into_iter().next();
+    std::fs::remove_file(shard.expect("a shard")).expect("remove");
+    let err = compact_path(&dir).expect_err("refused");
+    assert!(matches!(err, CompactError::Wrong { .. }), "{err}");
+    assert_eq!(err.exit_code(), 2);
+    assert_eq!(std::fs::read(&manifest).expect("read"), manifest_bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_tampered_input_is_refused_and_left_untouched() {
+    let dir = fresh_dir("tampered");
+    let root = Position::start("4x4").expect("4x4");
+    let solved = amazons_solver::solve(&root, &small_options(), "test").expect("solved");
+    let mut cert = solved.certificate;
+    // A wrong proof: the root's reply list loses its last subtree's step.
+    cert.steps.pop();
+    let path = dir.join("bad.cert");
+    let bytes = amazons_format::encode(&cert).expect("encode");
+    std::fs::write(&path, &bytes).expect("write");
+    let err = compact_path(&path).expect_err("refused");
+    assert!(matches!(err, CompactError::Wrong { .. }), "{err}");
+    assert_eq!(err.exit_code(), 1);
+    assert_eq!(std::fs::read(&path).expect("read"), bytes, "untouched");
+    // A damaged file: one body byte flipped (the hash no longer matches).
+    let mut damaged = bytes.clone();
+    damaged[60] ^= 1;
+    std::fs::write(&path, &damaged).expect("write");
+    let err = compact_path(&path).expect_err("refused");
+    assert!(matches!(err, CompactError::Unreadable { .. }), "{err}");
+    assert_eq!(err.exit_code(), 2);
+    assert_eq!(std::fs::read(&path).expect("read"), damaged, "untouched");
+    let names: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
+    assert_eq!(names.len(), 1, "no temporary file left");
+    let _ = std::fs::remove_dir_all(&dir);
+}
