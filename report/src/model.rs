@@ -191,8 +191,11 @@ fn leaf(
                     exact,
                 });
             }
+            // The whole line: the listed moves and the checker's completion (SPEC 5.4).
+            let mut exact = rules::OnePlayer::new(pos.board);
+            let line = amazons_checker::outlast_line(claim, moves, &mut exact);
             Leaf::Outlast {
-                moves: moves.clone(),
+                moves: line.unwrap_or_else(|_| moves.clone()),
                 region,
                 bound,
                 x: claim.spares_of(x_color),
