@@ -535,17 +535,17 @@ pub fn outlast_line(
     let pos = &claim.position;
     let (x_color, y_color) = (claim.winner, claim.winner.opponent());
     let in_r = rules::region(pos, y_color);
-    let mut blocked = pos.clone();
-    let mut blocker = vec![false; pos.cells.len()];
-    for sq in 0..pos.cells.len() {
+    let mut blocked = pos.cells.clone();
+    let mut blocker = vec![false; blocked.len()];
+    for sq in 0..blocked.len() {
         if in_r[sq] {
-            blocked.cells[sq] = Cell::Arrow;
+            blocked[sq] = Cell::Arrow;
         } else if pos.cells[sq] == Cell::queen(x_color) {
             blocker[sq] = rules::neighbours(pos.board, sq).any(|n| in_r[n]);
         }
     }
     for (index, &m) in moves.iter().enumerate() {
-        play_alone(&mut blocked, &mut blocker, x_color, index, m)?;
+        play_alone(pos.board, &mut blocked, &mut blocker, x_color, index, m)?;
     }
     let (x, y) = (claim.spares_of(x_color), claim.spares_of(y_color));
     let winner_to_move = pos.to_move == x_color;
@@ -562,11 +562,17 @@ pub fn outlast_line(
     let mut line = moves.to_vec();
     let coarse = need(comps.iter().map(|c| empties(c) as u64).sum());
     while (line.len() as u64) < coarse {
-        let first = rules::legal_moves_of(&blocked, x_color)
-            .into_iter()
-            .find(|m| !blocker[m.from as usize] || m.arrow == m.from);
-        let Some(m) = first else { break };
-        play_alone(&mut blocked, &mut blocker, x_color, line.len(), m)?;
+        let Some(m) = rules::first_move(pos.board, &blocked, x_color, &blocker) else {
+            break;
+        };
+        play_alone(
+            pos.board,
+            &mut blocked,
+            &mut blocker,
+            x_color,
+            line.len(),
+            m,
+        )?;
         line.push(m);
     }
     if line.len() as u64 >= coarse {
@@ -597,18 +603,19 @@ pub fn outlast_line(
 /// Plays move `index` of X's outlast line on the blocked board: it must be legal there, and
 /// an unmoved blocker must shoot back onto its own square (SPEC 5.4).
 fn play_alone(
-    blocked: &mut Position,
+    board: Board,
+    blocked: &mut [Cell],
     blocker: &mut [bool],
     x_color: Color,
     index: usize,
     m: Move,
 ) -> Result<(), Failure> {
-    let (board, from) = (blocked.board, m.from as usize);
+    let from = m.from as usize;
     if blocker.get(from) == Some(&true) && m.arrow != m.from {
         let mv = move_text(board, m);
         return Err(Failure::BlockerNoShootBack { index, mv });
     }
-    if !rules::play_alone(board, &mut blocked.cells, x_color, m) {
+    if !rules::play_alone(board, blocked, x_color, m) {
         let mv = move_text(board, m);
         return Err(Failure::OutlastIllegalMove { index, mv });
     }

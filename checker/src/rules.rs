@@ -70,6 +70,30 @@ fn moves_on(board: Board, cells: &[Cell], color: Color) -> Vec<Move> {
     moves
 }
 
+/// The first of `color`'s legal moves on `cells` in canonical order (SPEC 2) among those
+/// whose arrow lands on `from` when `shoot_back[from]` (the outlast completion, SPEC 5.4):
+/// the lowest `from` that can move, its lowest `to`, then the lowest arrow (`from` itself
+/// when it must shoot back, always legal: it is on the line just travelled).
+pub fn first_move(board: Board, cells: &[Cell], color: Color, shoot_back: &[bool]) -> Option<Move> {
+    let (mut tos, mut arrows) = (Vec::new(), Vec::new());
+    for from in (0..cells.len()).filter(|&sq| cells[sq] == Cell::queen(color)) {
+        tos.clear();
+        rays(board, cells, from, None, &mut tos);
+        let Some(&to) = tos.iter().min() else {
+            continue;
+        };
+        arrows.clear();
+        rays(board, cells, to, Some(from), &mut arrows);
+        let arrow = match shoot_back.get(from) {
+            Some(true) => from,
+            _ => *arrows.iter().min()?,
+        };
+        #[rustfmt::skip]
+        return Some(Move { from: from as u8, to: to as u8, arrow: arrow as u8 });
+    }
+    None
+}
+
 /// The legal board moves of `color` in `pos` (whoever is to move), in canonical order.
 pub fn legal_moves_of(pos: &Position, color: Color) -> Vec<Move> {
     if !pos.is_valid() {

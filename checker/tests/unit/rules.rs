@@ -214,3 +214,37 @@ fn one_player_max_agrees_with_a_naive_search() {
     }
     assert!(seen_defective > 5);
 }
+
+#[test]
+fn first_move_is_the_first_canonical_move_that_obeys_shoot_back() {
+    // Positions along pseudo-random games from several starts, with pseudo-random
+    // shoot-back squares: `first_move` must be the first move of the full sorted list that
+    // obeys them, for both colours.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut compared = 0;
+    for name in ["4x4", "5x4", "4x5", "5x6", "6x4"] {
+        let mut p = Position::start(name).expect("start");
+        loop {
+            for color in [Color::White, Color::Black] {
+                let shoot_back: Vec<bool> = (0..p.cells.len()).map(|_| next() % 2 == 0).collect();
+                let want = legal_moves_of(&p, color)
+                    .into_iter()
+                    .find(|m| !shoot_back[m.from as usize] || m.arrow == m.from);
+                assert_eq!(first_move(p.board, &p.cells, color, &shoot_back), want);
+                compared += 1;
+            }
+            let moves = legal_moves(&p);
+            if moves.is_empty() {
+                break;
+            }
+            p = play(&p, moves[(next() % moves.len() as u64) as usize]);
+        }
+    }
+    assert!(compared > 50, "{compared}");
+}
