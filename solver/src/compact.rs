@@ -92,15 +92,22 @@ pub type Rewrite<'a> = &'a dyn Fn(&Claim, &[Move], &mut OnePlayer) -> Vec<Move>;
 /// the steps in checking order. Returns the outlast moves before and after. A malformed
 /// certificate is left as it is here (the check that follows refuses it).
 pub fn rewrite_certificate(cert: Certificate, rewrite: Rewrite) -> (Certificate, u64, u64) {
+    let (cert, before, after, _) = rewrite_counted(cert, rewrite);
+    (cert, before, after)
+}
+
+/// [`rewrite_certificate`], also counting the outlast steps.
+fn rewrite_counted(cert: Certificate, rewrite: Rewrite) -> (Certificate, u64, u64, u64) {
     let tree = Tree::new(cert);
     let mut exact = OnePlayer::new(tree.cert.root.position.board);
     let mut changed: Vec<(usize, Vec<Move>)> = Vec::new();
-    let (mut before, mut after) = (0u64, 0u64);
+    let (mut before, mut after, mut steps) = (0u64, 0u64, 0u64);
     let mut stack = vec![tree.cert.root.clone()];
     let mut i = 0usize;
     while let Some(claim) = stack.pop() {
         if let Some(Step::Outlast { moves }) = tree.cert.steps.get(i) {
             let new = rewrite(&claim, moves, &mut exact);
+            steps += 1;
             before += moves.len() as u64;
             after += new.len() as u64;
             if new != *moves {
@@ -117,7 +124,7 @@ pub fn rewrite_certificate(cert: Certificate, rewrite: Rewrite) -> (Certificate,
     for (i, moves) in changed {
         cert.steps[i] = Step::Outlast { moves };
     }
-    (cert, before, after)
+    (cert, before, after, steps)
 }
 
 /// [`rewrite_certificate`] with every outlast list cut to its shortest accepted prefix.
@@ -130,6 +137,7 @@ pub fn compact_certificate(cert: Certificate) -> (Certificate, u64, u64) {
 pub struct Compacted {
     pub path: PathBuf,
     pub steps: usize,
+    pub outlast_steps: u64,
     pub outlast_moves_before: u64,
     pub outlast_moves_after: u64,
     /// Body bytes and bytes on disk, before and after.
@@ -247,6 +255,7 @@ pub fn run(path: &Path) -> Result<String, CompactError> {
     let mut total = Compacted {
         path: path.into(),
         steps: 0,
+        outlast_steps: 0,
         outlast_moves_before: 0,
         outlast_moves_after: 0,
         body_before: 0,
@@ -257,6 +266,7 @@ pub fn run(path: &Path) -> Result<String, CompactError> {
     for c in &done {
         out.push_str(&line(c));
         total.steps += c.steps;
+        total.outlast_steps += c.outlast_steps;
         total.outlast_moves_before += c.outlast_moves_before;
         total.outlast_moves_after += c.outlast_moves_after;
         total.body_before += c.body_before;
@@ -273,9 +283,10 @@ pub fn run(path: &Path) -> Result<String, CompactError> {
 
 fn line(c: &Compacted) -> String {
     format!(
-        "{}: {} steps, outlast moves {} -> {}, body {} -> {} bytes, stored {} -> {} bytes\n",
+        "{}: {} steps, {} outlast steps with {} -> {} moves, body {} -> {} bytes, stored {} -> {} bytes\n",
         c.path.display(),
         c.steps,
+        c.outlast_steps,
         c.outlast_moves_before,
         c.outlast_moves_after,
         c.body_before,
@@ -343,7 +354,7 @@ impl Run<'_> {
                 *hash = self.shard(path, hash, depth)?;
             }
         }
-        let (cert, before, after) = rewrite_certificate(cert, self.rewrite);
+        let (cert, before, after, outlast_steps) = rewrite_counted(cert, self.rewrite);
         let new = amazons_format::encode(&cert).map_err(|e| CompactError::Encode {
             path: path.into(),
             reason: e.to_string(),
@@ -377,6 +388,7 @@ impl Run<'_> {
         self.done.push(Compacted {
             path: path.into(),
             steps: cert.steps.len(),
+            outlast_steps,
             outlast_moves_before: before,
             outlast_moves_after: after,
             body_before: bytes.len() as u64 - 60,
