@@ -28,8 +28,8 @@ pub mod testset;
 pub mod tt;
 pub mod verified;
 
-use amazons_format::{Certificate, Claim, Color, Meta, Move, Position};
-use std::time::{Duration, Instant};
+use amazons_format::{Certificate, Color, Move, Position};
+use std::time::Duration;
 
 pub use dfpn::{Options, Search};
 pub use geometry::Geometry;
@@ -94,75 +94,7 @@ pub fn solve_state(
     opts: &Options,
     note: &str,
 ) -> Result<Solved, SolveError> {
-    let g = Geometry::new(position.board);
-    let root = State::from_position(position, spare);
-    let mut search = Search::new(&g, &main_search_options(opts));
-    let t0 = Instant::now();
-    let winner = search
-        .solve(&root)
-        .ok_or(SolveError::Budget(opts.max_nodes.unwrap_or(u64::MAX)))?;
-    let search_time = t0.elapsed();
-    let search_nodes = search.nodes;
-    let t1 = Instant::now();
-    let done_cap = (opts.hash_mib.max(1) << 20) / 128;
-    // Evaluation-decided subtrees are proven by a search without evaluation.
-    let plain = opts.eval.map(|_| {
-        Search::new(
-            &g,
-            &Options {
-                hash_mib: (opts.hash_mib / 4).max(1),
-                eval: None,
-                ..opts.clone()
-            },
-        )
-    });
-    let mut emitter = emit::Emitter::new(&mut search, plain, done_cap);
-    if let Some(max) = opts.max_steps {
-        emitter.max_steps = usize::try_from(max).unwrap_or(usize::MAX);
-    }
-    emitter.prove(&root, winner)?;
-    let steps = std::mem::take(&mut emitter.steps);
-    let researches = emitter.researches;
-    let plain_nodes = emitter.plain_nodes();
-    let (sums, sum_failures) = (emitter.sums, emitter.sum_failures);
-    let first_move = match steps.first() {
-        Some(amazons_format::Step::Choice(amazons_format::Action::Board(m))) => Some(*m),
-        _ => None,
-    };
-    let extract_time = t1.elapsed();
-    let total_nodes = search.nodes + plain_nodes;
-    let eval_stats = search.eval.as_ref().map(|e| e.stats);
-    let db_hits = search.eval.as_ref().map_or(0, |e| e.db_hits());
-    let eval_wins = search.eval_wins;
-    let certificate = Certificate {
-        root: Claim {
-            position: position.clone(),
-            spare,
-            winner,
-        },
-        steps,
-        meta: Meta {
-            producer: format!("amazons-solver {}", env!("CARGO_PKG_VERSION")),
-            nodes: total_nodes,
-            millis: (search_time + extract_time).as_millis() as u64,
-            note: note.to_string(),
-        },
-    };
-    Ok(Solved {
-        winner,
-        first_move,
-        certificate,
-        search_nodes,
-        total_nodes,
-        search_time,
-        extract_time,
-        researches,
-        sums,
-        sum_failures,
-        eval_stats,
-        eval_wins,
-        db_hits,
-    })
+    solvers::solve_dfpn_state(position, spare, opts, note)
 }
 
 /// The board moves of the side to move, most promising first, after a df-pn search of

@@ -100,10 +100,10 @@ pub fn solve_sized(
         opts,
         sizes,
         position,
+        spare: 0,
         note,
     };
     let g = Geometry::new(position.board);
-    let root = State::from_position(position, 0);
     let main_opts = Options {
         hash_mib: sizes.main_mib,
         ..opts.clone()
@@ -111,27 +111,59 @@ pub fn solve_sized(
     match kind {
         SolverKind::Dfpn => {
             let mut search = Search::new(&g, &main_opts);
-            if let Some(ev) = search.eval.as_mut() {
-                setup(ev);
-            }
-            let t0 = Instant::now();
-            let winner = search.solve(&root);
-            let search_time = t0.elapsed();
-            let eval_wins = search.eval_wins;
-            prove(&g, &mut search, winner, search_time, eval_wins, &ctx, after)
+            search_and_prove(&mut search, |s| s.eval_wins, &ctx, setup, after)
         }
         SolverKind::Ab => {
             let mut search = AbSearch::new(&g, &main_opts);
-            if let Some(ev) = search.eval.as_mut() {
-                setup(ev);
-            }
-            let t0 = Instant::now();
-            let winner = search.solve(&root);
-            let search_time = t0.elapsed();
-            let eval_wins = search.eval_wins;
-            prove(&g, &mut search, winner, search_time, eval_wins, &ctx, after)
+            search_and_prove(&mut search, |s| s.eval_wins, &ctx, setup, after)
         }
     }
+}
+
+/// The df-pn solve of `position` with `spare` spare moves that [`crate::solve_state`]
+/// does: tables split as [`TableSizes::split`], and the nodes the evaluation decided
+/// counted after the extraction (its re-searches included), where [`solve_sized`]
+/// counts them after the search.
+pub(crate) fn solve_dfpn_state(
+    position: &Position,
+    spare: i32,
+    opts: &Options,
+    note: &str,
+) -> Result<Solved, SolveError> {
+    let ctx = Context {
+        opts,
+        sizes: TableSizes::split(opts),
+        position,
+        spare,
+        note,
+    };
+    let g = Geometry::new(position.board);
+    let mut search = Search::new(&g, &crate::main_search_options(opts));
+    let mut solved =
+        search_and_prove(&mut search, |s| s.eval_wins, &ctx, &mut |_| {}, &mut |_| {})?;
+    solved.eval_wins = search.eval_wins;
+    Ok(solved)
+}
+
+/// The main search of the root, timed, then the extraction; `setup` adjusts the
+/// search's evaluator first, and `eval_wins` reads the nodes it decided after the search.
+fn search_and_prove<'g, M: Prover<'g>>(
+    search: &mut M,
+    eval_wins: impl Fn(&M) -> u64,
+    ctx: &Context,
+    setup: &mut dyn FnMut(&mut Evaluator),
+    after: &mut dyn FnMut(&Evaluator),
+) -> Result<Solved, SolveError> {
+    if let Some(ev) = search.evaluator() {
+        setup(ev);
+    }
+    let root = State::from_position(ctx.position, ctx.spare);
+    let t0 = Instant::now();
+    let winner = search.solve(&root);
+    let search_time = t0.elapsed();
+    let eval_wins = eval_wins(search);
+    let g = search.geometry();
+    prove(g, search, winner, search_time, eval_wins, ctx, after)
 }
 
 /// What the extraction needs besides the search.
@@ -139,6 +171,7 @@ struct Context<'c> {
     opts: &'c Options,
     sizes: TableSizes,
     position: &'c Position,
+    spare: i32,
     note: &'c str,
 }
 
@@ -156,10 +189,11 @@ fn prove<'g, M: Prover<'g>>(
         opts,
         sizes,
         position,
+        spare,
         note,
     } = *ctx;
     let winner = winner.ok_or(SolveError::Budget(opts.max_nodes.unwrap_or(u64::MAX)))?;
-    let root = State::from_position(position, 0);
+    let root = State::from_position(position, spare);
     let search_nodes = search.nodes();
     let t1 = Instant::now();
     let done_cap = (opts.hash_mib.max(1) << 20) / 128;
@@ -198,7 +232,7 @@ fn prove<'g, M: Prover<'g>>(
     let certificate = Certificate {
         root: Claim {
             position: position.clone(),
-            spare: 0,
+            spare,
             winner,
         },
         steps,
