@@ -24,6 +24,8 @@ pub mod state;
 pub mod strategy;
 pub mod sum;
 pub mod territory;
+#[cfg(test)]
+mod test_support;
 pub mod testset;
 pub mod tt;
 pub mod verified;
