@@ -560,14 +560,13 @@ impl Database {
         notice: &mut dyn FnMut(&str),
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(Database, Option<Summary>), DbError> {
-        match Database::open(dir) {
-            Ok(db) if db.config_matches(cfg) => return Ok((db, None)),
-            Ok(_) => notice("database parameters differ from the requested ones; rebuilding"),
-            Err(e) if e.needs_rebuild() => notice(&format!("{e}; rebuilding")),
-            Err(e) => return Err(e),
-        }
-        let summary = build(dir, cfg, progress)?;
-        Ok((Database::open(dir)?, Some(summary)))
+        store::open_or_rebuild(
+            "database",
+            || Database::open(dir),
+            |db| db.config_matches(cfg),
+            || build(dir, cfg, progress),
+            notice,
+        )
     }
 
     /// Whether the loaded tables were built with the parameters of `cfg` (threads aside).

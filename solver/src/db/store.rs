@@ -83,6 +83,28 @@ impl DbError {
     }
 }
 
+/// Opens a database with `open`; if it is missing, corrupt or outdated, or `fits` says it
+/// was built with other parameters, reports why through `notice` and rebuilds it with
+/// `build` (`what`: the database's name in the notice). The summary is the rebuild's.
+pub(crate) fn open_or_rebuild<D, S>(
+    what: &str,
+    open: impl Fn() -> Result<D, DbError>,
+    fits: impl FnOnce(&D) -> bool,
+    build: impl FnOnce() -> Result<S, DbError>,
+    notice: &mut dyn FnMut(&str),
+) -> Result<(D, Option<S>), DbError> {
+    match open() {
+        Ok(db) if fits(&db) => return Ok((db, None)),
+        Ok(_) => notice(&format!(
+            "{what} parameters differ from the requested ones; rebuilding"
+        )),
+        Err(e) if e.needs_rebuild() => notice(&format!("{e}; rebuilding")),
+        Err(e) => return Err(e),
+    }
+    let summary = build()?;
+    Ok((open()?, Some(summary)))
+}
+
 /// The fixed part of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {

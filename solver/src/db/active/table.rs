@@ -277,16 +277,13 @@ impl ActiveDb {
         notice: &mut dyn FnMut(&str),
         progress: &mut dyn FnMut(&ActiveProgress),
     ) -> Result<(ActiveDb, Option<ActiveSummary>), DbError> {
-        match ActiveDb::open(dir) {
-            Ok(db) if db.config == *cfg => return Ok((db, None)),
-            Ok(_) => {
-                notice("active database parameters differ from the requested ones; rebuilding")
-            }
-            Err(e) if e.needs_rebuild() => notice(&format!("{e}; rebuilding")),
-            Err(e) => return Err(e),
-        }
-        let summary = build_active(dir, cfg, progress)?;
-        Ok((ActiveDb::open(dir)?, Some(summary)))
+        crate::db::store::open_or_rebuild(
+            "active database",
+            || ActiveDb::open(dir),
+            |db| db.config == *cfg,
+            || build_active(dir, cfg, progress),
+            notice,
+        )
     }
 
     /// Number of regions of each size.
