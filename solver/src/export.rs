@@ -12,7 +12,7 @@ use crate::strategy::{Kind, Node, Strategy, StrategyError};
 use crate::Options;
 use amazons_checker::rules;
 use amazons_format::sgf::{self, SgfError, Variation};
-use amazons_format::{Color, Position};
+use amazons_format::{Color, Move, Position};
 
 /// Why an SGF file gives no position.
 #[derive(Debug, thiserror::Error)]
@@ -113,6 +113,28 @@ pub fn export(
     Ok((sgf::write(&claim.position, &comment, &children), stats))
 }
 
+/// The variation of move `m` from `actual`, `child` its strategy node (or past a leaf),
+/// with `plies - 1` plies below it and the note of where the proof ends as its comment.
+fn variation(
+    strategy: &mut Strategy,
+    child: Option<Node>,
+    actual: &Position,
+    m: Move,
+    plies: usize,
+    eo: &ExportOptions,
+    stats: &mut ExportStats,
+) -> Result<Variation, PlayError> {
+    let next = rules::play(actual, m);
+    let (children, comment) = expand(strategy, child, &next, plies - 1, eo, stats)?;
+    stats.nodes += 1;
+    Ok(Variation {
+        color: actual.to_move,
+        mv: m,
+        comment,
+        children,
+    })
+}
+
 /// The variations from `actual` (at `node` of the strategy, or past a leaf) for `plies`
 /// more plies, and a note when the proof ends here in a leaf and nothing follows.
 fn expand(
@@ -137,22 +159,8 @@ fn expand(
     let mut out = Vec::new();
     match (kind, &node) {
         (Kind::Choice(m), Some(node)) => {
-            let next = rules::play(actual, m);
-            let (children, note) = expand(
-                strategy,
-                Some(Strategy::after_choice(node)),
-                &next,
-                plies - 1,
-                eo,
-                stats,
-            )?;
-            stats.nodes += 1;
-            out.push(Variation {
-                color: actual.to_move,
-                mv: m,
-                comment: note,
-                children,
-            });
+            let child = Some(Strategy::after_choice(node));
+            out.push(variation(strategy, child, actual, m, plies, eo, stats)?);
         }
         (Kind::ReplyAll, _) | (Kind::Leaf(_) | Kind::NoMove, _) if actual.to_move != winner => {
             let replying = matches!(kind, Kind::ReplyAll);
@@ -161,34 +169,20 @@ fn expand(
                     (Some(node), true, true) => Some(Strategy::after_reply(node, actual, m)?),
                     _ => None,
                 };
-                let next = rules::play(actual, m);
-                let (children, note) = expand(strategy, child, &next, plies - 1, eo, stats)?;
-                stats.nodes += 1;
-                out.push(Variation {
-                    color: actual.to_move,
-                    mv: m,
-                    comment: note,
-                    children,
-                });
+                out.push(variation(strategy, child, actual, m, plies, eo, stats)?);
             }
         }
         (Kind::Leaf(leaf), _) if eo.solve_leaves => {
             let (m, child) = solve_move(actual, winner, &eo.opts)?;
             stats.solved += 1;
-            let next = rules::play(actual, m);
-            let (children, note) = expand(strategy, child, &next, plies - 1, eo, stats)?;
-            stats.nodes += 1;
+            let mut v = variation(strategy, child, actual, m, plies, eo, stats)?;
             let found = if leaf == "past" {
                 "found by solving (past the proof's leaf)".to_string()
             } else {
                 format!("found by solving: the proof ends in a {leaf} leaf here")
             };
-            out.push(Variation {
-                color: actual.to_move,
-                mv: m,
-                comment: Some(note.map_or(found.clone(), |n| format!("{found}; {n}"))),
-                children,
-            });
+            v.comment = Some(v.comment.map_or(found.clone(), |n| format!("{found}; {n}")));
+            out.push(v);
         }
         (Kind::Leaf(leaf), _) => {
             stats.leaves += 1;
