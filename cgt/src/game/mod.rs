@@ -431,34 +431,23 @@ impl GameStore {
             }
             return None;
         }
-        // {n, n* | n} = n↑* and {n | n, n*} = n↓*.
-        if l.len() == 2 && r.len() == 1 {
-            let x = num(r[0])?;
-            let a = nus(l[0])?;
-            let b = nus(l[1])?;
+        // {n, n* | n} = n↑* and {n | n, n*} = n↓*: the lone option n, the pair, the ups.
+        let arrow = match (l, r) {
+            (&[a, b], &[x]) => Some((x, a, b, 1)),
+            (&[x], &[a, b]) => Some((x, a, b, -1)),
+            _ => None,
+        };
+        if let Some((x, a, b, ups)) = arrow {
+            let x = num(x)?;
+            let a = nus(a)?;
+            let b = nus(b)?;
             let ok = |p: Nus, q: Nus| {
                 p.is_number() && p.number == x && q.number == x && q.ups == 0 && q.nimber == 1
             };
             if ok(a, b) || ok(b, a) {
                 return Some(Nus {
                     number: x,
-                    ups: 1,
-                    nimber: 1,
-                });
-            }
-            return None;
-        }
-        if l.len() == 1 && r.len() == 2 {
-            let x = num(l[0])?;
-            let a = nus(r[0])?;
-            let b = nus(r[1])?;
-            let ok = |p: Nus, q: Nus| {
-                p.is_number() && p.number == x && q.number == x && q.ups == 0 && q.nimber == 1
-            };
-            if ok(a, b) || ok(b, a) {
-                return Some(Nus {
-                    number: x,
-                    ups: -1,
+                    ups,
                     nimber: 1,
                 });
             }

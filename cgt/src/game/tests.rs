@@ -44,6 +44,7 @@ fn number_up_star_forms_print_like_cgsuite() {
         (st, "*"),
         (up, "^"),
         (s.game(&[z, st], &[z]), "^*"),
+        (s.game(&[z], &[z, st]), "v*"),
         (s.add(up, up), "^^"),
         (s.nimber(3), "*3"),
         (s.add(half, st), "1/2*"),
