@@ -249,32 +249,21 @@ mod tests {
         );
         assert_eq!(r, Ok(100));
         assert_eq!(tried, vec![10, 100]);
+        // Every rung fails; `budget`: for want of nodes; `halted`: the run is halted.
+        let fail = |budget: bool, halted: bool| -> Result<u64, u64> {
+            ladder.climb(
+                || 1 << 20,
+                |rung| Err(rung.nodes),
+                |_| budget,
+                || halted,
+                |_, _| {},
+            )
+        };
         // Never succeeds: the top rung's failure is the result.
-        let r: Result<u64, u64> = ladder.climb(
-            || 1 << 20,
-            |rung| Err(rung.nodes),
-            |_| true,
-            || false,
-            |_, _| {},
-        );
-        assert_eq!(r, Err(1000));
+        assert_eq!(fail(true, false), Err(1000));
         // A failure that is not the budget's stops at once.
-        let r: Result<u64, u64> = ladder.climb(
-            || 1 << 20,
-            |rung| Err(rung.nodes),
-            |_| false,
-            || false,
-            |_, _| {},
-        );
-        assert_eq!(r, Err(10));
+        assert_eq!(fail(false, false), Err(10));
         // A halted run climbs no further.
-        let r: Result<u64, u64> = ladder.climb(
-            || 1 << 20,
-            |rung| Err(rung.nodes),
-            |_| true,
-            || true,
-            |_, _| {},
-        );
-        assert_eq!(r, Err(10));
+        assert_eq!(fail(true, true), Err(10));
     }
 }
