@@ -213,9 +213,7 @@ impl<'g> AbSearch<'g> {
             g,
             tt: AbTable::new(opts.hash_mib),
             terr: Territory::new(),
-            eval: opts
-                .eval
-                .map(|cfg| Evaluator::with_databases(cfg, opts.db.clone(), opts.active_db.clone())),
+            eval: opts.evaluator(),
             eval_wins: 0,
             nodes: 0,
             iterations: 0,

@@ -72,6 +72,15 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// The static evaluator of these options, with their databases; `None` without
+    /// evaluation.
+    pub fn evaluator(&self) -> Option<Evaluator> {
+        self.eval
+            .map(|cfg| Evaluator::with_databases(cfg, self.db.clone(), self.active_db.clone()))
+    }
+}
+
 struct Kid {
     action: Action,
     key: Key,
@@ -151,9 +160,7 @@ impl<'g> Search<'g> {
             g,
             tt: Table::new(opts.hash_mib),
             terr: Territory::new(),
-            eval: opts
-                .eval
-                .map(|cfg| Evaluator::with_databases(cfg, opts.db.clone(), opts.active_db.clone())),
+            eval: opts.evaluator(),
             eval_wins: 0,
             nodes: 0,
             max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
