@@ -41,7 +41,7 @@ pub(crate) fn index_mask(loc: &Located, sqs: u128) -> u128 {
 
 /// [`index_mask`] for canonical shapes within the low 64 frame bits.
 #[inline]
-fn index_mask64(loc: &Located, canon: u64, sqs: u128) -> u64 {
+pub(crate) fn index_mask64(loc: &Located, canon: u64, sqs: u128) -> u64 {
     let mut out = 0u64;
     let mut r = sqs;
     while r != 0 {

@@ -9,7 +9,7 @@ use crate::db::build::deposit;
 use crate::db::regions::{dims, RegionIndex, Shape};
 use crate::db::regions::{normalize, squares, FRAME};
 use crate::db::store::{hex, DbError};
-use crate::db::view::index_mask;
+use crate::db::view::{index_mask, index_mask64};
 use crate::db::{embed, thread_cpu_time, to_frame, Entry, Rng};
 use crate::eval::bounds as eb;
 use crate::geometry::Geometry;
@@ -169,17 +169,8 @@ impl ActiveDb {
         let n = loc.canon.count_ones();
         let e = if loc.canon >> 64 == 0 {
             let c = loc.canon as u64;
-            let map = |set: u128| -> u32 {
-                let mut out = 0u32;
-                let mut r = set >> shift;
-                while r != 0 {
-                    let b = r.trailing_zeros();
-                    r &= r - 1;
-                    let cb = loc.image(b) & 63;
-                    out |= 1u32 << (c & ((1u64 << cb) - 1)).count_ones();
-                }
-                out
-            };
+            // Areas of more than MAX_AREA (20) squares have no entry, so the masks fit 32 bits.
+            let map = |set: u128| index_mask64(&loc, c, set >> shift) as u32;
             self.layout.entry32(ci, n, map(black), map(white))?
         } else {
             let bm = index_mask(&loc, black >> shift);
