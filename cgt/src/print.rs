@@ -242,24 +242,8 @@ impl GameStore {
             }
             return (out.len() <= limit).then_some(0);
         }
-        let mut left_out = String::new();
-        let mut slashes_l = 1;
-        for (i, &x) in lo.iter().enumerate() {
-            if i > 0 {
-                left_out.push(',');
-            }
-            let slashes = self.append(x, &mut left_out, lo.len() > 1, false, limit)?;
-            slashes_l = slashes_l.max(slashes + 1);
-        }
-        let mut right_out = String::new();
-        let mut slashes_r = 1;
-        for (i, &x) in ro.iter().enumerate() {
-            if i > 0 {
-                right_out.push(',');
-            }
-            let slashes = self.append(x, &mut right_out, ro.len() > 1, false, limit)?;
-            slashes_r = slashes_r.max(slashes + 1);
-        }
+        let (left_out, slashes_l) = self.options_text(&lo, limit)?;
+        let (right_out, slashes_r) = self.options_text(&ro, limit)?;
         let slashes = slashes_l.max(slashes_r);
         let brackets = force_brackets || slashes >= MAX_SLASHES;
         if brackets {
@@ -277,6 +261,21 @@ impl GameStore {
             return None;
         }
         Some(if brackets { 0 } else { slashes })
+    }
+
+    /// One side's options `opts` comma-separated (each in braces when there are
+    /// several), and the fewest slashes that can separate them from the other side's.
+    fn options_text(&mut self, opts: &[GameId], limit: usize) -> Option<(String, usize)> {
+        let mut text = String::new();
+        let mut slashes = 1;
+        for (i, &x) in opts.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            let inner = self.append(x, &mut text, opts.len() > 1, false, limit)?;
+            slashes = slashes.max(inner + 1);
+        }
+        Some((text, slashes))
     }
 
     /// The game written with braces only, options in CGSuite order (no `+-`, no slashes).
