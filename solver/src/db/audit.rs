@@ -180,18 +180,31 @@ pub fn audit_db(db: &Database, sample: Option<(usize, u64)>, threads: usize) -> 
 
 /// The position of an entry on a board the size of its region, and the blocker squares.
 pub fn entry_position(e: &Entry) -> Option<(Position, Vec<usize>)> {
-    let (w, h) = dims(e.shape);
+    let (pos, sq) = region_position(e.shape, &[(e.blockers | e.normals, Cell::Black)])?;
+    Some((pos, squares(e.blockers).map(sq).collect()))
+}
+
+/// Region `shape` on a board the size of its bounding rectangle (squares outside it
+/// arrows, the rest empty), Black to move, with each `(squares, cell)` of `pieces`
+/// placed in turn; and the board square of each frame square.
+pub(crate) fn region_position(
+    shape: u128,
+    pieces: &[(u128, Cell)],
+) -> Option<(Position, impl Fn(u32) -> usize)> {
+    let (w, h) = dims(shape);
     let board = Board::new(w as usize, h as usize).ok()?;
     let mut pos = Position::empty(board, Color::Black);
     pos.cells.iter_mut().for_each(|c| *c = Cell::Arrow);
-    let sq = |b: u32| board.square((b % FRAME) as usize, (b / FRAME) as usize) as usize;
-    for b in squares(e.shape) {
+    let sq = move |b: u32| board.square((b % FRAME) as usize, (b / FRAME) as usize) as usize;
+    for b in squares(shape) {
         pos.cells[sq(b)] = Cell::Empty;
     }
-    for b in squares(e.blockers | e.normals) {
-        pos.cells[sq(b)] = Cell::Black;
+    for &(set, cell) in pieces {
+        for b in squares(set) {
+            pos.cells[sq(b)] = cell;
+        }
     }
-    Some((pos, squares(e.blockers).map(sq).collect()))
+    Some((pos, sq))
 }
 
 /// Recomputes entry `e` of `t`; a mismatch if it disagrees (or cannot be decoded).

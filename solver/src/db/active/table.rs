@@ -14,7 +14,7 @@ use crate::db::{embed, thread_cpu_time, to_frame, Entry, Rng};
 use crate::eval::bounds as eb;
 use crate::geometry::Geometry;
 use amazons_cgt::Thermograph;
-use amazons_format::{Board, Cell, Color, Position};
+use amazons_format::{Board, Cell, Position};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -57,21 +57,8 @@ impl ActivePosition {
     /// The position on a board the size of the region's bounding rectangle (squares outside
     /// the region are arrows), Black to move.
     pub fn position(&self) -> Option<Position> {
-        let (w, h) = dims(self.shape);
-        let board = Board::new(w as usize, h as usize).ok()?;
-        let mut pos = Position::empty(board, Color::Black);
-        pos.cells.iter_mut().for_each(|c| *c = Cell::Arrow);
-        let sq = |b: u32| board.square((b % FRAME) as usize, (b / FRAME) as usize) as usize;
-        for b in squares(self.shape) {
-            pos.cells[sq(b)] = Cell::Empty;
-        }
-        for b in squares(self.black) {
-            pos.cells[sq(b)] = Cell::Black;
-        }
-        for b in squares(self.white) {
-            pos.cells[sq(b)] = Cell::White;
-        }
-        Some(pos)
+        let pieces = [(self.black, Cell::Black), (self.white, Cell::White)];
+        crate::db::audit::region_position(self.shape, &pieces).map(|(pos, _)| pos)
     }
 }
 
