@@ -288,15 +288,7 @@ impl Table {
 
     /// Number of regions of each size.
     pub fn regions_by_size(&self) -> Vec<(u32, usize)> {
-        let mut v: Vec<(u32, usize)> = Vec::new();
-        for s in &self.shapes {
-            let n = s.count_ones();
-            match v.last_mut() {
-                Some((m, c)) if *m == n => *c += 1,
-                _ => v.push((n, 1)),
-            }
-        }
-        v
+        regions::sizes(&self.shapes)
     }
 
     fn part(&self) -> Part<'_> {

@@ -244,6 +244,19 @@ pub fn enumerate(spec: RegionSpec) -> Vec<Shape> {
     all
 }
 
+/// The number of regions of each size, `(size, count)`, in `shapes` sorted by size.
+pub fn sizes(shapes: &[Shape]) -> Vec<(u32, usize)> {
+    let mut v: Vec<(u32, usize)> = Vec::new();
+    for s in shapes {
+        let n = s.count_ones();
+        match v.last_mut() {
+            Some((m, c)) if *m == n => *c += 1,
+            _ => v.push((n, 1)),
+        }
+    }
+    v
+}
+
 /// The squares (bit indices) of `s`, ascending.
 #[inline]
 pub fn squares(s: Shape) -> impl Iterator<Item = u32> {

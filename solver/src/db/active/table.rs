@@ -266,15 +266,7 @@ impl ActiveDb {
 
     /// Number of regions of each size.
     pub fn regions_by_size(&self) -> Vec<(u32, usize)> {
-        let mut v: Vec<(u32, usize)> = Vec::new();
-        for s in &self.shapes {
-            let n = s.count_ones();
-            match v.last_mut() {
-                Some((m, c)) if *m == n => *c += 1,
-                _ => v.push((n, 1)),
-            }
-        }
-        v
+        crate::db::regions::sizes(&self.shapes)
     }
 }
 
