@@ -62,7 +62,7 @@ pub enum Verdict {
 /// Reads, decodes and checks one certificate file, its shards on `threads` threads, with
 /// progress lines on stderr every 10 seconds.
 pub fn check_file(file: &Path, threads: usize) -> Verdict {
-    let shards = DirShards::scan(&file.parent().unwrap_or(Path::new(".")).join("shards"));
+    let shards = DirShards::scan(&shards_dir(file));
     let decoded = stored::read(file)
         .map_err(|e| e.to_string())
         .and_then(|bytes| amazons_format::decode(&bytes).map_err(|e| e.to_string()));
@@ -119,11 +119,14 @@ pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
                 Input::File(file) => file,
                 Input::Unfinished(dir, n) => {
                     eprintln!(
-                        "{}: unreadable: {n} shard files in shards/ but the manifest \
-                         (manifest.cert.zst) is missing: the result is unfinished",
+                        "{}: unfinished: {n} shard files in shards/ but the manifest \
+                         (manifest.cert.zst) is missing; each shard is checked as a \
+                         certificate of its own position, and nothing is claimed about \
+                         the whole result",
                         dir.display()
                     );
-                    unreadable = true;
+                    // Nothing at all to check is an unreadable input.
+                    unreadable |= n == 0;
                     continue;
                 }
             };
@@ -176,11 +179,25 @@ pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
     }
 }
 
+/// Where the shards a file cites are looked for: beside a file in a `shards` directory
+/// (a shard citing its subtask shards), else in the `shards` directory beside the file
+/// (a manifest). Only where to look: every shard found is verified by its hash.
+fn shards_dir(file: &Path) -> PathBuf {
+    let parent = file.parent().unwrap_or(Path::new("."));
+    if parent.file_name().is_some_and(|n| n == "shards") {
+        parent.to_path_buf()
+    } else {
+        parent.join("shards")
+    }
+}
+
 /// What a path given on the command line stands for.
 pub enum Input {
     /// A certificate file to check.
     File(PathBuf),
-    /// A directory with this many shard files in `shards/` but no certificate beside them.
+    /// A directory with this many shard files in `shards/` but no certificate beside them
+    /// (an unfinished sharded result): a note; its shard files follow as `File`s, each
+    /// checked as a certificate of its own position.
     Unfinished(PathBuf, usize),
 }
 
@@ -200,9 +217,9 @@ pub fn expand(path: &Path) -> Result<Vec<Input>, String> {
 
 /// Collects `*.cert` and `*.cert.zst` files under `dir`, recursively (symbolic links to directories are not
 /// followed, so a link cycle cannot loop). Directories named `shards` are skipped: their
-/// files are checked through the manifest beside them that cites them; a `shards` directory
-/// with no certificate file beside it (an unfinished sharded result) is an error, listed as a
-/// missing manifest.
+/// files are checked through the manifest beside them that cites them. A `shards` directory
+/// with no certificate file beside it (an unfinished sharded result) is listed as
+/// `Unfinished`, followed by its shard files, each to be checked on its own.
 fn walk(dir: &Path, out: &mut Vec<Input>) -> std::io::Result<()> {
     let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
     entries.sort_by_key(|e| e.path());
@@ -213,9 +230,14 @@ fn walk(dir: &Path, out: &mut Vec<Input>) -> std::io::Result<()> {
             if entry.file_name() != "shards" {
                 walk(&path, out)?;
             } else if !has_cert {
-                let names = std::fs::read_dir(&path)?.flatten().map(|e| e.path());
-                let n = names.filter(|p| stored::is_cert_path(p)).count();
-                out.push(Input::Unfinished(dir.to_path_buf(), n));
+                let mut shards: Vec<PathBuf> = std::fs::read_dir(&path)?
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| stored::is_cert_path(p))
+                    .collect();
+                shards.sort();
+                out.push(Input::Unfinished(dir.to_path_buf(), shards.len()));
+                out.extend(shards.into_iter().map(Input::File));
             }
         } else if stored::is_cert_path(&path) {
             out.push(Input::File(path));

@@ -195,21 +195,52 @@ fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
     }
     std::fs::write(&shard, &good).expect("restore");
 
-    // Without its manifest the directory is an unfinished result.
+    // Without its manifest the directory is an unfinished result: it says so, and each
+    // shard is checked as a certificate of its own position (no claim about the board).
     std::fs::remove_file(&manifest).expect("remove the manifest");
-    let shards = std::fs::read_dir(run.join("shards"))
+    let files: Vec<PathBuf> = std::fs::read_dir(run.join("shards"))
         .expect("shards")
-        .count();
-    for (code, _, stderr) in both(&[s(&run)]) {
-        assert_eq!(code, 2, "{stderr}");
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let shards = files.len();
+    assert!(shards > 1, "a sharded 4x4 has several shards");
+    for (code, stdout, stderr) in both(&[s(&run)]) {
+        assert_eq!(code, 0, "{stderr}");
         assert!(
-            stderr.contains(&format!("{shards} shard files")),
+            stderr.contains(&format!("unfinished: {shards} shard files")),
             "{stderr}"
         );
         assert!(
             stderr.contains("manifest") && stderr.contains("missing"),
             "{stderr}"
         );
+        let verified: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("verified:"))
+            .collect();
+        assert_eq!(verified.len(), shards, "{stdout}");
+        assert!(
+            !verified.iter().any(|l| l.contains("4x4 start")),
+            "{stdout}"
+        );
+    }
+    // A damaged shard of an unfinished result is still an unreadable input.
+    let victim = &files[0];
+    let mut bytes = std::fs::read(victim).expect("read a shard");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    std::fs::write(victim, &bytes).expect("damage a shard");
+    for (code, _, stderr) in both(&[s(&run)]) {
+        assert_eq!(code, 2, "{stderr}");
+    }
+    // An empty shards directory holds nothing to check.
+    for f in &files {
+        std::fs::remove_file(f).expect("remove a shard");
+    }
+    for (code, _, stderr) in both(&[s(&run)]) {
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("unfinished: 0 shard files"), "{stderr}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
