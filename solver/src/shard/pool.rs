@@ -1,0 +1,240 @@
+//! The pool through which idle threads help with the subtasks of split tasks in flight.
+
+use super::*;
+
+/// Subtasks that idle threads may take over: the published lists of the splits in
+/// flight, and how many threads are working (on a task or a subtask).
+#[derive(Default)]
+pub(crate) struct Pool {
+    lists: Mutex<Vec<std::sync::Arc<SubList>>>,
+    /// Every split's list until its subtasks are all settled (a published list is
+    /// withdrawn once its last subtask is claimed): what the progress line reports.
+    open: Mutex<Vec<std::sync::Arc<SubList>>>,
+    pub(super) active: AtomicUsize,
+    /// Subtasks solved by a thread other than their owner.
+    pub(super) helped: AtomicUsize,
+    /// Every task of the run has been taken by a thread.
+    pub(super) all_taken: std::sync::atomic::AtomicBool,
+}
+
+impl Pool {
+    /// Whether the calling thread, working, is the only one: every task is taken and no
+    /// other thread works (the idle ones only wait for subtasks to help with).
+    pub(crate) fn alone(&self) -> bool {
+        self.all_taken.load(Ordering::SeqCst) && self.active.load(Ordering::SeqCst) <= 1
+    }
+
+    pub(super) fn lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {
+        self.lists.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn publish(&self, list: &std::sync::Arc<SubList>) {
+        self.lists().push(list.clone());
+    }
+
+    pub(super) fn withdraw(&self, list: &std::sync::Arc<SubList>) {
+        self.lists().retain(|l| !std::sync::Arc::ptr_eq(l, list));
+    }
+
+    fn open_lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn open_list(&self, list: &std::sync::Arc<SubList>) {
+        self.open_lists().push(list.clone());
+    }
+
+    pub(super) fn close_list(&self, list: &std::sync::Arc<SubList>) {
+        self.open_lists()
+            .retain(|l| !std::sync::Arc::ptr_eq(l, list));
+    }
+
+    /// How far the split of task `name` has got, level by level: (subtasks proved,
+    /// subtasks) of its open list, then of the list of the first subtask in flight that is
+    /// itself split, and so on down.
+    pub(crate) fn levels(&self, name: &str) -> Vec<(usize, usize)> {
+        let open = self.open_lists();
+        let mut levels = Vec::new();
+        let mut parent = name.to_string();
+        while let Some(list) = open.iter().find(|l| l.parent() == Some(parent.as_str())) {
+            let (proved, in_flight) = list.counts();
+            levels.push((proved, list.items.len()));
+            // Descend into the first subtask in flight with an open list of its own.
+            let next = in_flight.into_iter().find_map(|i| {
+                let child = &list.items[i].1;
+                open.iter()
+                    .any(|l| l.parent() == Some(child.as_str()))
+                    .then(|| child.clone())
+            });
+            match next {
+                Some(child) if levels.len() < 64 => parent = child,
+                _ => break,
+            }
+        }
+        levels
+    }
+
+    /// Claims and proves one subtask of some published list (the newest with one left),
+    /// counting this thread as active meanwhile. `false` when there was none.
+    pub(super) fn help_once(&self, cx: &Split) -> bool {
+        let claimed = {
+            let lists = self.lists();
+            lists.iter().rev().find_map(|l| {
+                let i = l.claim()?;
+                // Under the lists' lock, so an idle thread never sees the pool empty
+                // and nobody active while this subtask is under way.
+                self.active.fetch_add(1, Ordering::SeqCst);
+                Some((l.clone(), i))
+            })
+        };
+        let Some((list, i)) = claimed else {
+            return false;
+        };
+        let mut claim = Helping {
+            pool: self,
+            list: &list,
+            i,
+            outcome: None,
+        };
+        let (position, name) = &list.items[i];
+        claim.outcome = Some(prove_position(cx, position, name, list.depth));
+        self.helped.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// An idle thread's loop: helps until no thread is working and nothing is published,
+    /// or `quit` says the run is over.
+    pub(super) fn help_until_done(&self, cx: &Split, quit: &dyn Fn() -> bool) {
+        while !quit() {
+            if self.help_once(cx) {
+                continue;
+            }
+            if self.active.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A subtask a helper claimed. Dropping it hands the outcome to the list and marks the
+/// helper idle again, also when the search panicked: the owner then sees a failure
+/// instead of waiting forever, and the other threads can end.
+struct Helping<'a> {
+    pool: &'a Pool,
+    list: &'a SubList,
+    i: usize,
+    outcome: Option<Result<Done, Attempt>>,
+}
+
+impl Drop for Helping<'_> {
+    fn drop(&mut self) {
+        let outcome = self.outcome.take().unwrap_or_else(|| {
+            Err(Attempt::Failed(ShardError::Task {
+                task: self.list.items[self.i].1.clone(),
+                reason: "the thread solving it panicked".into(),
+            }))
+        });
+        self.list.put(self.i, outcome);
+        self.pool.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One split's subtasks, claimed in order.
+pub(super) struct SubList {
+    pub(super) items: Vec<(Position, String)>,
+    depth: usize,
+    /// A subtask this colour wins ends the list.
+    decisive: Color,
+    state: Mutex<ListState>,
+    changed: std::sync::Condvar,
+}
+
+struct ListState {
+    next: usize,
+    stop: bool,
+    outstanding: usize,
+    results: Vec<Option<Result<Done, Attempt>>>,
+}
+
+impl SubList {
+    pub(super) fn new(items: Vec<(Position, String)>, depth: usize, decisive: Color) -> SubList {
+        let results = items.iter().map(|_| None).collect();
+        SubList {
+            items,
+            depth,
+            decisive,
+            state: Mutex::new(ListState {
+                next: 0,
+                stop: false,
+                outstanding: 0,
+                results,
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ListState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The next subtask to prove, unless all are taken or the list was settled.
+    pub(super) fn claim(&self) -> Option<usize> {
+        let mut s = self.state();
+        if s.stop || s.next >= self.items.len() {
+            return None;
+        }
+        s.next += 1;
+        s.outstanding += 1;
+        Some(s.next - 1)
+    }
+
+    /// Records subtask `i`'s outcome; a decisive win or a failure settles the list.
+    pub(super) fn put(&self, i: usize, outcome: Result<Done, Attempt>) {
+        let mut s = self.state();
+        let settles = match &outcome {
+            Ok(d) => d.winner == self.decisive,
+            Err(Attempt::Budget) => false,
+            Err(Attempt::Failed(_)) => true,
+        };
+        s.stop |= settles;
+        s.outstanding -= 1;
+        s.results[i] = Some(outcome);
+        self.changed.notify_all();
+    }
+
+    pub(super) fn outstanding(&self) -> usize {
+        self.state().outstanding
+    }
+
+    /// The task these are the subtasks of: their names are `PARENT.NNN-MOVE`.
+    fn parent(&self) -> Option<&str> {
+        Some(self.items.first()?.1.rsplit_once('.')?.0)
+    }
+
+    /// How many subtasks are proved, and which ones are in flight (claimed, no outcome
+    /// yet), in order.
+    fn counts(&self) -> (usize, Vec<usize>) {
+        let s = self.state();
+        let proved = s
+            .results
+            .iter()
+            .filter(|r| matches!(r, Some(Ok(_))))
+            .count();
+        let in_flight = (0..s.next.min(s.results.len()))
+            .filter(|&i| s.results[i].is_none())
+            .collect();
+        (proved, in_flight)
+    }
+
+    pub(super) fn wait_a_little(&self) {
+        let s = self.state();
+        if s.outstanding > 0 {
+            let _ = self.changed.wait_timeout(s, Duration::from_millis(20));
+        }
+    }
+
+    pub(super) fn take_results(&self) -> Vec<Option<Result<Done, Attempt>>> {
+        std::mem::take(&mut self.state().results)
+    }
+}

@@ -1,0 +1,117 @@
+//! Progress of a sharded run: finished tasks, tasks in flight and the one-line report.
+
+use super::*;
+
+/// A finished task.
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub winner: Color,
+    pub hash: [u8; 32],
+    pub nodes: u64,
+    pub millis: u64,
+    pub bytes: u64,
+    /// Whether it was already on disk (resumed) rather than solved now.
+    pub resumed: bool,
+    /// The earlier task this one mirrors (its figures are copies of that task's).
+    pub mirror_of: Option<usize>,
+}
+
+/// How often a sharded solve reports while tasks run (it also reports at every task's end).
+pub(super) const REPORT_EVERY: Duration = Duration::from_secs(10);
+
+/// Progress of a sharded solve.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub resumed: usize,
+    /// Nodes of the tasks finished in this run.
+    pub nodes: u64,
+    /// Nodes searched in this run so far, the running tasks' included.
+    pub searched: u64,
+    pub elapsed: Duration,
+    pub last: String,
+    /// The tasks being solved now.
+    pub running: Vec<Running>,
+    /// Subtasks of split tasks solved by threads that had no task of their own left.
+    pub helped: usize,
+    /// This report is for a task that just finished (named in `last`), not a periodic one.
+    pub finished: bool,
+}
+
+/// A task in flight, as the progress line shows it.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub name: String,
+    /// How long it has run.
+    pub elapsed: Duration,
+    /// Its finished subtask shards on disk: how far a split task has got.
+    pub subtasks: usize,
+    /// For a split task, each level of subtasks under way, from the task down along the
+    /// first subtask in flight that is itself split: (subtasks proved, subtasks in the
+    /// level). Empty for a task not split (or not split yet).
+    pub levels: Vec<(usize, usize)>,
+}
+
+impl Progress {
+    /// A one-line report with nodes per second and an estimate of the time left.
+    pub fn line(&self) -> String {
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        let solved = self.done - self.resumed;
+        let left = if solved == 0 {
+            "no estimate yet".to_string()
+        } else {
+            let left = (self.total - self.done) as f64 * secs / solved as f64;
+            format!("about {left:.0} s left")
+        };
+        format!(
+            "tasks {}/{} ({} resumed), {} nodes, {:.0} nodes/s, {:.1} s elapsed, {left}{}; last {}",
+            self.done,
+            self.total,
+            self.resumed,
+            self.searched,
+            self.searched as f64 / secs,
+            secs,
+            match self.helped {
+                0 => String::new(),
+                n => format!(", {n} subtasks solved by idle threads"),
+            },
+            self.last
+        ) + &self.running_list()
+    }
+
+    /// `; running NAME (T), ...` for the tasks in flight that have run a minute or more
+    /// (the long ones a watcher wants to know about), with their subtask shards so far if
+    /// they were split, else nothing.
+    fn running_list(&self) -> String {
+        let long: Vec<String> = self
+            .running
+            .iter()
+            .filter(|r| r.elapsed >= LONG_TASK)
+            .map(|r| {
+                let min = r.elapsed.as_secs_f64() / 60.0;
+                let levels: Vec<String> = r
+                    .levels
+                    .iter()
+                    .map(|(done, all)| format!("{done}/{all}"))
+                    .collect();
+                let levels = match levels.len() {
+                    0 => String::new(),
+                    _ => format!("; subtasks proved per level {}", levels.join(" > ")),
+                };
+                match r.subtasks {
+                    0 => format!("{} ({min:.0} min{levels})", r.name),
+                    n => format!("{} ({min:.0} min, {n} subtask shards{levels})", r.name),
+                }
+            })
+            .collect();
+        if long.is_empty() {
+            String::new()
+        } else {
+            format!("; running {}", long.join(", "))
+        }
+    }
+}
+
+/// Tasks in flight this long are named in the progress line.
+pub(super) const LONG_TASK: Duration = Duration::from_secs(60);
