@@ -171,7 +171,8 @@ pub(crate) fn index(dir: &Path) -> Result<ExitCode> {
             "\n## In progress\n\nSharded solves not finished yet: tasks whose shard is on disk \
              and checks, of all tasks (mirror images excluded), the nodes and hours their \
              solving took (from `times.tsv`), and the hours left at the mean time per task \
-             so far (a floor: hard tasks tend to come last).\n\n\
+             so far (a floor: hard tasks tend to come last; `-` when open tasks already ran \
+             past a budget, whose cost is unknown).\n\n\
              | directory | root | first move | tasks proved | nodes | hours | hours left |\n\
              |---|---|---|---|---|---|---|\n",
         );

@@ -1,6 +1,6 @@
 //! The figures of a campaign in progress, from its directory: tasks done of total, nodes, time spent and time left.
 
-use crate::shard::{on_disk, Plan, TIMES_FILE};
+use crate::shard::{on_disk, Plan, STARTED_FILE, TIMES_FILE};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -16,6 +16,10 @@ pub struct Status {
     pub millis: u64,
     /// Tasks with a time recorded.
     pub timed: usize,
+    /// Open tasks that a run already started (listed in `started.tsv`, no shard on disk):
+    /// they ran past a budget or were cut off, so the mean time of the tasks solved so far
+    /// says nothing about them.
+    pub tried_open: usize,
 }
 
 /// `times.tsv` per task: (milliseconds, nodes) of its last line; lines without nodes (older
@@ -52,6 +56,13 @@ impl Status {
 
     fn with_done(plan: &Plan, dir: &Path, done: usize) -> Status {
         let times = times(dir);
+        let started = std::fs::read_to_string(dir.join(STARTED_FILE)).unwrap_or_default();
+        let started: std::collections::HashSet<&str> = started.lines().map(str::trim).collect();
+        let tried_open = plan
+            .unique()
+            .filter(|t| started.contains(t.name.as_str()))
+            .filter(|t| on_disk(&plan.shard_path(dir, t)).is_none())
+            .count();
         let (mut millis, mut nodes, mut timed) = (0, 0, 0);
         for t in plan.unique() {
             if let Some(&(ms, n)) = times.get(&t.name) {
@@ -66,20 +77,26 @@ impl Status {
             nodes,
             millis,
             timed,
+            tried_open,
         }
     }
 
     /// Time left at the mean time of the tasks timed so far, in milliseconds; `None`
-    /// before any task was timed. (Hard tasks tend to come last, so this is a floor.)
+    /// before any task was timed, and when open tasks were already tried and left open
+    /// (their cost is unknown). (Hard tasks tend to come last, so this is a floor.)
     pub fn left_millis(&self) -> Option<u64> {
         let open = self.total.saturating_sub(self.done) as u64;
-        (self.timed > 0).then(|| self.millis / self.timed as u64 * open)
+        (self.timed > 0 && self.tried_open == 0).then(|| self.millis / self.timed as u64 * open)
     }
 
     /// `tasks D/T, N nodes, H h spent, about L h left` (or `no estimate yet`).
     pub fn line(&self) -> String {
         let left = match self.left_millis() {
             Some(ms) => format!("about {} left at the mean time per task so far", hours(ms)),
+            None if self.tried_open > 0 => format!(
+                "no estimate ({} open tasks already ran past a budget)",
+                self.tried_open
+            ),
             None => "no estimate yet".into(),
         };
         format!(
@@ -109,6 +126,7 @@ mod tests {
             nodes: 5,
             millis: 3_600_000,
             timed: 2,
+            tried_open: 0,
         };
         assert_eq!(s.left_millis(), Some(1_800_000 * 7));
         assert!(s
@@ -117,5 +135,11 @@ mod tests {
         let none = Status { timed: 0, ..s };
         assert_eq!(none.left_millis(), None);
         assert!(none.line().ends_with("no estimate yet"));
+        // Open tasks tried before: their cost is unknown, so no estimate.
+        let tried = Status { tried_open: 4, ..s };
+        assert_eq!(tried.left_millis(), None);
+        assert!(tried
+            .line()
+            .ends_with("no estimate (4 open tasks already ran past a budget)"));
     }
 }
