@@ -1,67 +1,8 @@
 //! Command-line tests of a campaign that runs itself: ladder, decisions, ranking, resuming after kill -9, and safe directories.
 
+use crate::common::{amazons, ok, s, Out, TempDir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::SystemTime;
-
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn amazons(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_amazons"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run amazons: {e}"));
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn ok(args: &[&str]) -> Out {
-    let out = amazons(args);
-    assert_eq!(out.code, 0, "amazons {args:?} failed: {out:?}");
-    out
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "amazons-campaign-{name}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("create temporary directory");
-        TempDir(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temporary paths are UTF-8")
-}
 
 /// The root hash a sharded solve prints.
 fn root_hash(out: &Out) -> String {
@@ -148,7 +89,7 @@ fn rank_puts_nearly_refuted_moves_behind_by_the_proof_disproof_ratio() {
 
 #[test]
 fn tasks_climb_the_ladder_then_split_and_every_decision_is_recorded() {
-    let tmp = TempDir::new("ladder");
+    let tmp = TempDir::new("campaign", "ladder");
     let dir = tmp.path("4x4");
     // Rungs of 40 and 150 nodes: some 4x4 tasks need more, so they are split.
     let out = ok(&[
@@ -212,7 +153,7 @@ fn tasks_climb_the_ladder_then_split_and_every_decision_is_recorded() {
 
 #[test]
 fn a_run_killed_with_sigkill_resumes_losing_only_the_tasks_in_flight() {
-    let tmp = TempDir::new("kill");
+    let tmp = TempDir::new("campaign", "kill");
     let dir = tmp.path("5x4");
     let args = [
         "solve",
@@ -265,7 +206,7 @@ fn a_run_killed_with_sigkill_resumes_losing_only_the_tasks_in_flight() {
 
 #[test]
 fn a_directory_of_another_plan_is_refused_untouched() {
-    let tmp = TempDir::new("plan");
+    let tmp = TempDir::new("campaign", "plan");
     let dir = tmp.path("4x4");
     ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
     let before = snapshot(&dir);
@@ -299,7 +240,7 @@ fn a_directory_of_another_plan_is_refused_untouched() {
 
 #[test]
 fn damaged_and_altered_shards_are_named_and_moved_aside() {
-    let tmp = TempDir::new("damaged");
+    let tmp = TempDir::new("campaign", "damaged");
     let dir = tmp.path("4x4");
     let first = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
     let shards = dir.join("shards");
@@ -341,7 +282,7 @@ fn damaged_and_altered_shards_are_named_and_moved_aside() {
 
 #[test]
 fn solve_checks_its_output_path_before_solving() {
-    let tmp = TempDir::new("output");
+    let tmp = TempDir::new("campaign", "output");
     for target in [tmp.path("missing/x.cert"), tmp.0.clone()] {
         let out = amazons(&["solve", "4x4", "-o", s(&target)]);
         assert_eq!(out.code, 2, "{out:?}");
@@ -358,7 +299,7 @@ fn solve_checks_its_output_path_before_solving() {
 
 #[test]
 fn a_finished_resume_ranks_nothing_and_reports_at_once() {
-    let tmp = TempDir::new("finished");
+    let tmp = TempDir::new("campaign", "finished");
     let dir = tmp.path("4x4");
     ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
     let ranked = |d: &Path| decisions(d).iter().filter(|l| l[1] == "task order").count();
@@ -395,7 +336,7 @@ fn a_finished_resume_ranks_nothing_and_reports_at_once() {
 
 #[test]
 fn index_shows_a_campaign_in_progress_with_its_figures() {
-    let tmp = TempDir::new("index");
+    let tmp = TempDir::new("campaign", "index");
     let certs = tmp.path("certs");
     let dir = certs.join("4x4-partial");
     let partial = amazons(&[
@@ -454,7 +395,7 @@ fn index_shows_a_campaign_in_progress_with_its_figures() {
 
 #[test]
 fn a_settled_root_stops_the_tasks_in_flight_without_splitting_them() {
-    let tmp = TempDir::new("settled");
+    let tmp = TempDir::new("campaign", "settled");
     let dir = tmp.path("5x4");
     // 5x4 is a first-player win: the first winning move settles the root, and the other
     // thread's task, if one is in flight, stops instead of climbing the ladder or splitting.
@@ -487,7 +428,7 @@ fn a_settled_root_stops_the_tasks_in_flight_without_splitting_them() {
 
 #[test]
 fn a_resumed_run_takes_the_recorded_task_order_without_ranking_again() {
-    let tmp = TempDir::new("order");
+    let tmp = TempDir::new("campaign", "order");
     let dir = tmp.path("4x4");
     // A budget too small for some tasks: each run ends with open tasks (exit 1).
     let args = [

@@ -1,64 +1,15 @@
 //! `amazons check` and `amazons-check` on manifests: thread counts, damaged and missing shards, non-canonical bodies, unfinished directories.
 
+use crate::common::{amazons_check_exe, run_exe, s, scratch, EXE};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::SystemTime;
-
-/// Exit code, stdout and stderr of one run.
-fn run_exe(exe: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(exe)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (
-        out.status.code().unwrap_or(-1),
-        text(&out.stdout),
-        text(&out.stderr),
-    )
-}
-
-fn amazons_exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_amazons"))
-}
-
-/// `amazons-check` beside `amazons`, if it is built and newer than the checker's and the
-/// format's sources (cargo builds it only for the checker's own tests).
-fn amazons_check_exe() -> Option<PathBuf> {
-    fn newest(dir: &Path, t: &mut SystemTime) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            if entry.path().is_dir() {
-                newest(&entry.path(), t);
-            } else if let Ok(m) = entry.metadata().and_then(|m| m.modified()) {
-                *t = (*t).max(m);
-            }
-        }
-    }
-    let exe =
-        amazons_exe().with_file_name(format!("amazons-check{}", std::env::consts::EXE_SUFFIX));
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut sources = SystemTime::UNIX_EPOCH;
-    newest(&root.join("checker/src"), &mut sources);
-    newest(&root.join("format/src"), &mut sources);
-    let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
-    if built.is_some_and(|t| t >= sources) {
-        Some(exe)
-    } else {
-        eprintln!(
-            "note: {} is missing or older than the checker sources; skipped",
-            exe.display()
-        );
-        None
-    }
-}
 
 /// Runs `amazons check ARGS` and `amazons-check ARGS` (when built); returns their results.
 fn both(args: &[&str]) -> Vec<(i32, String, String)> {
     let mut check = vec!["check"];
     check.extend_from_slice(args);
-    let mut out = vec![run_exe(&amazons_exe(), &check)];
+    let mut out = vec![run_exe(Path::new(EXE), &check).parts()];
     if let Some(exe) = amazons_check_exe() {
-        out.push(run_exe(&exe, args));
+        out.push(run_exe(&exe, args).parts());
     }
     for (code, _, stderr) in &out {
         assert!(!stderr.contains("panicked"), "{code}: {stderr}");
@@ -66,19 +17,8 @@ fn both(args: &[&str]) -> Vec<(i32, String, String)> {
     out
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("amazons-check-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temporary path")
-}
-
 fn solve(args: &[&str]) {
-    let (code, out, err) = run_exe(&amazons_exe(), args);
+    let (code, out, err) = run_exe(Path::new(EXE), args).parts();
     assert_eq!(code, 0, "{out}{err}");
 }
 
@@ -96,7 +36,7 @@ fn wrap(body: &[u8]) -> Vec<u8> {
 
 #[test]
 fn a_4x4_certificate_with_a_padded_varint_is_damaged_for_both_checkers() {
-    let dir = scratch("padded");
+    let dir = scratch("check-cli", "padded");
     let cert = dir.join("4x4.cert");
     solve(&["solve", "4x4", "-q", "--hash", "16", "-o", s(&cert)]);
     let bytes = std::fs::read(&cert).expect("read");
@@ -135,7 +75,7 @@ fn untimed(stdout: &str) -> String {
 
 #[test]
 fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
-    let dir = scratch("threads");
+    let dir = scratch("check-cli", "threads");
     let run = dir.join("4x4");
     solve(&["solve", "4x4", "--shards", s(&run), "-q", "--hash", "8"]);
     let manifest = run.join("manifest.cert");

@@ -1,131 +1,10 @@
 //! Command-line tests of `amazons` (perft, solve, check, show, bad input) and of `amazons-check` beside it.
 
+use crate::common::{amazons, amazons_check_exe, ok, run_exe, s, Out, TempDir};
 use amazons_checker::rules;
 use amazons_format::{Color, Position};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::SystemTime;
-
-/// The result of one run.
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn last_line(&self) -> &str {
-        self.stdout.lines().last().unwrap_or("")
-    }
-}
-
-fn run_exe(exe: &Path, args: &[&str]) -> Out {
-    let out = Command::new(exe)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn amazons(args: &[&str]) -> Out {
-    run_exe(Path::new(env!("CARGO_BIN_EXE_amazons")), args)
-}
-
-/// Asserts a successful run and returns it.
-fn ok(args: &[&str]) -> Out {
-    let out = amazons(args);
-    assert_eq!(out.code, 0, "amazons {args:?} failed: {out:?}");
-    out
-}
-
-/// `amazons-check`, from the same directory as `amazons`, if it is there and at least as new
-/// as the checker's and the format crate's sources. Cargo builds it only when the whole
-/// workspace (or the checker package with its binaries) is built, not for
-/// `cargo test -p amazons-cli`, so a missing or stale binary is skipped with a note
-/// (`amazons check` runs the same checker code and is always tested).
-fn amazons_check_exe() -> Option<PathBuf> {
-    let exe = Path::new(env!("CARGO_BIN_EXE_amazons"))
-        .with_file_name(format!("amazons-check{}", std::env::consts::EXE_SUFFIX));
-    let built = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut newest = SystemTime::UNIX_EPOCH;
-    for dir in ["checker/src", "format/src"] {
-        newest_mtime(&root.join(dir), &mut newest);
-    }
-    for file in ["checker/Cargo.toml", "format/Cargo.toml", "format/SPEC.md"] {
-        if let Ok(t) = std::fs::metadata(root.join(file)).and_then(|m| m.modified()) {
-            newest = newest.max(t);
-        }
-    }
-    match built {
-        Some(t) if t >= newest => Some(exe),
-        Some(_) => {
-            eprintln!(
-                "note: {} is older than the checker sources; skipped",
-                exe.display()
-            );
-            None
-        }
-        None => {
-            eprintln!("note: {} was not built; skipped", exe.display());
-            None
-        }
-    }
-}
-
-fn newest_mtime(dir: &Path, newest: &mut SystemTime) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            newest_mtime(&path, newest);
-        } else if let Ok(t) = entry.metadata().and_then(|m| m.modified()) {
-            *newest = (*newest).max(t);
-        }
-    }
-}
-
-/// A fresh, empty temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!(
-            "amazons-cli-{name}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).expect("create temporary directory");
-        TempDir(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temporary paths are UTF-8")
-}
 
 /// Asserts a bad-input failure: exit code 2, one clear `error:` line on stderr, no panic.
 fn assert_usage_error(args: &[&str]) -> String {
@@ -182,7 +61,7 @@ fn perft_from_a_grid_agrees_with_the_checker_rules() {
 
 #[test]
 fn solve_4x4_writes_a_certificate_that_checks() {
-    let dir = TempDir::new("solve4x4");
+    let dir = TempDir::new("cli", "solve4x4");
     let cert = dir.path("x.cert");
     let out = ok(&["solve", "4x4", "-q", "-o", s(&cert)]);
     assert_eq!(out.last_line(), "result: Black wins", "{}", out.stdout);
@@ -235,7 +114,7 @@ fn assert_check_exit(file: &Path, code: i32) {
 
 #[test]
 fn tampered_truncated_and_missing_certificates_fail_with_the_right_exit_code() {
-    let dir = TempDir::new("tamper");
+    let dir = TempDir::new("cli", "tamper");
     let cert = dir.path("x.cert");
     ok(&["solve", "4x4", "-q", "--hash", "16", "-o", s(&cert)]);
     let bytes = std::fs::read(&cert).expect("read certificate");
@@ -295,7 +174,7 @@ fn mcgs_black_outcomes(n: usize) -> Vec<(String, bool)> {
 
 #[test]
 fn solve_an_mcgs_position_with_black_to_move() {
-    let dir = TempDir::new("mcgs");
+    let dir = TempDir::new("cli", "mcgs");
     let cases = mcgs_black_outcomes(6);
     assert_eq!(cases.len(), 6, "MCGS file too short");
     for (i, (grid, black_wins)) in cases.iter().enumerate() {
@@ -379,7 +258,7 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
     let (best, verdict) = &lines[0];
     assert_eq!(verdict, "proved win", "{}", out.stdout);
     let after = format!("b1-a1xb1 {best}");
-    let dir = TempDir::new("rank");
+    let dir = TempDir::new("cli", "rank");
     let cert = dir.path("best.cert");
     let solved = ok(&["solve", "4x4", "--moves", &after, "-q", "-o", s(&cert)]);
     assert_eq!(solved.last_line(), "result: Black wins");
@@ -469,7 +348,7 @@ fn bad_inputs_exit_2_with_one_error_line() {
     assert!(m.contains("fast"), "{m}");
     let m = assert_usage_error(&["db", "build-active", "--tiers", "3x5:0"]);
     assert!(m.contains("3x5:0"), "{m}");
-    let dir = TempDir::new("zero-threads");
+    let dir = TempDir::new("cli", "zero-threads");
     let m = assert_usage_error(&[
         "solve",
         "4x4",
@@ -537,7 +416,7 @@ fn bench_times_sharded_solves_with_each_thread_count() {
 /// assembles a manifest that checks, identical to the one `solve --shards` writes.
 #[test]
 fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
-    let tmp = TempDir::new("tasks");
+    let tmp = TempDir::new("cli", "tasks");
     let dir = tmp.path("result");
     let setup = ["4x4", "--moves", "b1-b2xb3", "--first-move", "c4-c2xc3"];
     let mut args = vec!["tasks"];
@@ -625,7 +504,7 @@ fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
 
 #[test]
 fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
-    let tmp = TempDir::new("index");
+    let tmp = TempDir::new("cli", "index");
     let dir = tmp.path("certs");
     std::fs::create_dir_all(&dir).expect("mkdir");
     ok(&[
@@ -689,7 +568,7 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
 /// A temporary directory holding `4x4/`, a finished sharded solve of the 4x4 start (44
 /// shards and a manifest).
 fn sharded_4x4(tag: &str) -> (TempDir, PathBuf) {
-    let tmp = TempDir::new(tag);
+    let tmp = TempDir::new("cli", tag);
     let dir = tmp.path("4x4");
     ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
     (tmp, dir)
@@ -775,7 +654,7 @@ fn compress_stops_at_a_damaged_file_and_loses_nothing() {
 /// mismatches are tested in `db::active::tests`), unless `--active-sample 0`.
 #[test]
 fn db_audit_covers_the_active_table() {
-    let dir = TempDir::new("audit");
+    let dir = TempDir::new("cli", "audit");
     let d = s(&dir.0);
     ok(&[
         "db",
@@ -860,7 +739,7 @@ fn run_into_closed_pipe(exe: &Path, args: &[&str]) -> (i32, String) {
 fn a_closed_stdout_pipe_is_not_a_panic() {
     // perft 5x5 3 and the check of a solved 5x4 take long enough that every line is
     // written after the pipe is closed; each used to panic (exit 101).
-    let dir = TempDir::new("closed-pipe");
+    let dir = TempDir::new("cli", "closed-pipe");
     let cert = dir.path("5x4.cert");
     ok(&["solve", "5x4", "-q", "-o", s(&cert)]);
     let exe = Path::new(env!("CARGO_BIN_EXE_amazons"));

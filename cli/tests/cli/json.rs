@@ -1,26 +1,11 @@
 //! `--json` on solve, check, value, eval, perft and rank: one JSON object on stdout, whose
 //! fields agree with the text output and with facts computed here by plain rules code.
 
+use crate::common::{amazons, TempDir};
 use amazons_checker::rules;
 use amazons_format::{Color, Position};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_amazons");
-
-struct Out {
-    code: i32,
-    stdout: String,
-}
-
-fn amazons(args: &[&str]) -> Out {
-    let out = Command::new(EXE).args(args).output().expect("amazons runs");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-    }
-}
+use std::path::Path;
 
 fn text(args: &[&str]) -> String {
     let out = amazons(args);
@@ -56,24 +41,6 @@ fn field<'a>(text: &'a str, key: &str) -> &'a str {
     text.lines()
         .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(": ")))
         .unwrap_or_else(|| panic!("no {key:?} line in:\n{text}"))
-}
-
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("amazons-json-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().expect("utf-8").to_string()
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Leaves of the move tree, by the checker's plain rules.
@@ -112,9 +79,9 @@ fn perft_json_counts_the_leaves() {
 
 #[test]
 fn solve_json_matches_the_certificate_and_a_plain_search() {
-    let tmp = TempDir::new("solve");
+    let tmp = TempDir::new("json", "solve");
     for (side, color) in [("white", Color::White), ("black", Color::Black)] {
-        let file = tmp.path(&format!("{side}.cert"));
+        let file = tmp.file(&format!("{side}.cert"));
         let v = json(&[
             "solve",
             "--position",
@@ -174,8 +141,8 @@ fn solve_json_matches_the_certificate_and_a_plain_search() {
 
 #[test]
 fn sharded_solve_json_names_the_manifest() {
-    let tmp = TempDir::new("sharded");
-    let dir = tmp.path("4x4");
+    let tmp = TempDir::new("json", "sharded");
+    let dir = tmp.file("4x4");
     let v = json(&[
         "solve",
         "4x4",
@@ -216,8 +183,8 @@ fn sharded_solve_json_names_the_manifest() {
 
 #[test]
 fn check_json_reports_each_file_and_the_exit_code() {
-    let tmp = TempDir::new("check");
-    let good = tmp.path("good.cert");
+    let tmp = TempDir::new("json", "check");
+    let good = tmp.file("good.cert");
     text(&["solve", "--position", SMALL, "-q", "-o", &good]);
     let (v, code) = json_with_code(&["check", &good]);
     assert_eq!(code, 0);
@@ -228,7 +195,7 @@ fn check_json_reports_each_file_and_the_exit_code() {
     assert_eq!(v["files"][0]["status"], "ok");
     // A well-formed certificate with a wrong claim: the root winner flipped.
     let mut cert = amazons_format::decode(&std::fs::read(&good).expect("read")).expect("decode");
-    let wrong = tmp.path("wrong.cert");
+    let wrong = tmp.file("wrong.cert");
     cert.root.winner = cert.root.winner.opponent();
     std::fs::write(&wrong, amazons_format::encode(&cert).expect("encode")).expect("write");
     let (v, code) = json_with_code(&["check", &good, &wrong]);
@@ -238,7 +205,7 @@ fn check_json_reports_each_file_and_the_exit_code() {
     assert!(v["files"][1]["error"]
         .as_str()
         .is_some_and(|e| !e.is_empty()));
-    let missing = tmp.path("missing.cert");
+    let missing = tmp.file("missing.cert");
     let (v, code) = json_with_code(&["check", &wrong, &missing]);
     assert_eq!(code, 2);
     assert_eq!(v["exit_code"], 2);

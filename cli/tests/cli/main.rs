@@ -5,6 +5,7 @@ mod ab_cli;
 mod campaign;
 mod check_cli;
 mod cli;
+mod common;
 mod json;
 mod play;
 mod report_cli;

@@ -1,15 +1,14 @@
 //! `amazons play`: whole games against certificates, through pipes (random legal moves of the
 //! losing side, many games) and through a pseudo-terminal (tmux); the program must win them all.
 
+use crate::common::{workspace, TempDir, EXE};
 use amazons_checker::rules;
 use amazons_format::{Color, Move, Position};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
-
-const EXE: &str = env!("CARGO_BIN_EXE_amazons");
 
 /// A hang guard only (no test asserts on time): a reply that takes longer fails the test.
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -23,26 +22,6 @@ impl Rng {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("amazons-play-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -227,7 +206,7 @@ fn random_losing_moves_against_5x4_always_lose() {
 #[test]
 fn random_losing_moves_against_a_sharded_4x4_always_lose() {
     // One task per White first move; the mirror images are transpositions in the manifest.
-    let tmp = TempDir::new("sharded");
+    let tmp = TempDir::new("play", "sharded");
     let dir = tmp.0.join("4x4");
     let out = Command::new(EXE)
         .args([

@@ -1,6 +1,7 @@
 //! Command-line tests of `amazons report`: a report written and its summary, bad input refused with exit code 2.
 
-use std::path::{Path, PathBuf};
+use crate::common::scratch;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn amazons(args: &[&str]) -> Output {
@@ -8,14 +9,6 @@ fn amazons(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("amazons runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("amazons-report-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch directory can be made");
-    dir
 }
 
 fn cert(name: &str) -> String {
@@ -28,7 +21,7 @@ fn cert(name: &str) -> String {
 
 #[test]
 fn report_writes_a_directory_and_says_the_verdict() {
-    let tmp = scratch("ok");
+    let tmp = scratch("report-cli", "ok");
     let out = tmp.join("r");
     let run = amazons(&["report", &cert("5x4.cert.zst"), "-o", out.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -58,7 +51,7 @@ fn report_writes_a_directory_and_says_the_verdict() {
 
 #[test]
 fn bad_input_is_refused_with_exit_code_2() {
-    let tmp = scratch("bad");
+    let tmp = scratch("report-cli", "bad");
     let out = tmp.join("r");
     let missing = tmp.join("none.cert");
     let run = amazons(&[

@@ -1,61 +1,12 @@
 //! SGF through the command line: `amazons export --sgf` round trips (export, parse back,
 //! replay, positions agree), and `--sgf FILE` wherever `--position`/`--moves` are.
 
+use crate::common::{amazons, ok, workspace, Out, TempDir};
 use amazons_checker::rules;
 use amazons_format::sgf::{self, GameTree};
 use amazons_format::{Color, Move, Position};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_amazons");
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn amazons(args: &[&str]) -> Out {
-    let out = Command::new(EXE).args(args).output().expect("amazons runs");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn ok(args: &[&str]) -> Out {
-    let out = amazons(args);
-    assert_eq!(
-        out.code, 0,
-        "amazons {args:?}: {}{}",
-        out.stdout, out.stderr
-    );
-    out
-}
-
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("amazons-sgf-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().expect("utf-8").to_string()
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::Path;
 
 fn root_claim(cert: &Path) -> amazons_format::Claim {
     let file = if cert.is_dir() {
@@ -164,8 +115,8 @@ fn check_children(pos: &Position, nodes: Vec<&sgf::Node>, winner: Color, depth: 
 
 /// Exports `cert` with `plies`, parses the file back and replays it.
 fn round_trip(cert: &Path, plies: usize, extra: &[&str]) -> (Walk, String, String) {
-    let tmp = TempDir::new(&format!("rt{plies}"));
-    let out_file = tmp.path("out.sgf");
+    let tmp = TempDir::new("sgf", &format!("rt{plies}"));
+    let out_file = tmp.file("out.sgf");
     let p = plies.to_string();
     let mut args = vec![
         "export",
@@ -229,8 +180,8 @@ fn export_5x4_round_trips_and_its_lines_stay_won() {
 
 #[test]
 fn export_of_a_sharded_result_with_transpositions_and_leaves_round_trips() {
-    let tmp = TempDir::new("sharded");
-    let dir = tmp.path("4x4");
+    let tmp = TempDir::new("sgf", "sharded");
+    let dir = tmp.file("4x4");
     ok(&[
         "solve",
         "4x4",
@@ -259,9 +210,9 @@ fn export_of_a_sharded_result_with_transpositions_and_leaves_round_trips() {
 
 #[test]
 fn sgf_is_accepted_where_positions_are() {
-    let tmp = TempDir::new("setup");
+    let tmp = TempDir::new("sgf", "setup");
     // A main line on 5x4: perft, show and solve agree with --moves.
-    let file = tmp.path("game.sgf");
+    let file = tmp.file("game.sgf");
     let start = Position::start("5x4").expect("start");
     let b = start.board;
     let moves = ["b1-b2xd2", "d4-c3xc4"];
@@ -297,7 +248,7 @@ fn sgf_is_accepted_where_positions_are() {
         ]))
     );
     // Setup properties: a 4x3 position with arrows and Black (SGF's W) to move.
-    let setup = tmp.path("setup.sgf");
+    let setup = tmp.file("setup.sgf");
     std::fs::write(&setup, "(;GM[18]SZ[4:3]AB[ac]AW[da]AA[bb][cb]PL[W])").expect("write");
     let shown = ok(&["show", "--sgf", &setup]);
     assert_eq!(grid_of(&shown), "...X|.##.|O...");
@@ -310,12 +261,12 @@ fn sgf_is_accepted_where_positions_are() {
         "black",
         "-q",
         "-o",
-        &tmp.path("a.cert"),
+        &tmp.file("a.cert"),
     ]);
-    let sgf = ok(&["solve", "--sgf", &setup, "-q", "-o", &tmp.path("b.cert")]);
+    let sgf = ok(&["solve", "--sgf", &setup, "-q", "-o", &tmp.file("b.cert")]);
     assert_eq!(grid.stdout.lines().last(), sgf.stdout.lines().last());
     // The default 10x10 start is the tournament start.
-    let std_file = tmp.path("std.sgf");
+    let std_file = tmp.file("std.sgf");
     std::fs::write(&std_file, "(;FF[4]GM[18];B[djddgd])").expect("write");
     assert_eq!(
         grid_of(&ok(&["show", "--sgf", &std_file])),
@@ -325,7 +276,7 @@ fn sgf_is_accepted_where_positions_are() {
 
 #[test]
 fn bad_sgf_is_a_usage_error() {
-    let tmp = TempDir::new("bad");
+    let tmp = TempDir::new("sgf", "bad");
     let cases = [
         ("syntax", "(;B[aa"),
         ("not amazons", "(;GM[1]SZ[5])"),
@@ -336,7 +287,7 @@ fn bad_sgf_is_a_usage_error() {
         ("off board", "(;GM[18]SZ[4]AA[ee])"),
     ];
     for (name, text) in cases {
-        let file = tmp.path(&format!("{}.sgf", name.replace(' ', "_")));
+        let file = tmp.file(&format!("{}.sgf", name.replace(' ', "_")));
         std::fs::write(&file, text).expect("write");
         for cmd in [
             vec!["show", "--sgf", &file],
@@ -354,11 +305,11 @@ fn bad_sgf_is_a_usage_error() {
             assert!(!out.stderr.contains("panicked"));
         }
     }
-    let missing = tmp.path("missing.sgf");
+    let missing = tmp.file("missing.sgf");
     assert_eq!(amazons(&["show", "--sgf", &missing]).code, 2);
     assert_eq!(amazons(&["show", "5x4", "--sgf", &missing]).code, 2);
     assert_eq!(
-        amazons(&["export", "/nonexistent.cert", "--sgf", &tmp.path("x.sgf")]).code,
+        amazons(&["export", "/nonexistent.cert", "--sgf", &tmp.file("x.sgf")]).code,
         2
     );
 }
