@@ -1,7 +1,8 @@
-//! Shared by the commands: the usage error (exit code 2), atomic file writes, and the
-//! winner's first move in a certificate.
+//! Shared by the commands: the usage error (exit code 2), atomic file writes, opening a
+//! certificate to follow, and the winner's first move in a certificate.
 
 use amazons_format::{Move, Step};
+use amazons_solver::strategy::{Strategy, StrategyError};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
@@ -18,6 +19,34 @@ impl std::error::Error for Usage {}
 
 pub(crate) fn usage<T>(msg: impl Into<String>) -> Result<T> {
     Err(Usage(msg.into()).into())
+}
+
+/// Opens a certificate file or sharded directory to follow; an unreadable path or a
+/// directory without a manifest is a usage error.
+pub(crate) fn open_strategy(path: &Path) -> Result<Strategy> {
+    match Strategy::open(path) {
+        Ok(s) => Ok(s),
+        Err(e @ (StrategyError::Read { .. } | StrategyError::NoManifest(_))) => {
+            usage(e.to_string())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Search options for positions a certificate does not cover: `hash_mib` of table, the
+/// default evaluation, no node limit, no progress, no databases.
+pub(crate) fn leaf_options(hash_mib: usize) -> amazons_solver::Options {
+    amazons_solver::Options {
+        hash_mib,
+        max_nodes: None,
+        progress: false,
+        eval: Some(Default::default()),
+        db: None,
+        active_db: None,
+        live_nodes: None,
+        numbers: Default::default(),
+        max_steps: None,
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename.

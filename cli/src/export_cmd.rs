@@ -1,10 +1,9 @@
 //! The `amazons export` subcommand and the `--sgf FILE` position option.
 
 use crate::args::check_hash;
-use crate::common::{write_atomic, Usage};
+use crate::common::{leaf_options, open_strategy, write_atomic, Usage};
 use amazons_format::Position;
 use amazons_solver::export::{self, ExportOptions};
-use amazons_solver::strategy::{Strategy, StrategyError};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,27 +38,11 @@ pub fn run(args: &ExportArgs) -> Result<ExitCode> {
         )
         .into());
     }
-    let mut strategy = match Strategy::open(&args.cert) {
-        Ok(s) => s,
-        Err(e @ (StrategyError::Read { .. } | StrategyError::NoManifest(_))) => {
-            return Err(Usage(e.to_string()).into())
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let mut strategy = open_strategy(&args.cert)?;
     let eo = ExportOptions {
         plies: args.plies,
         solve_leaves: !args.no_solve,
-        opts: amazons_solver::Options {
-            hash_mib: args.hash,
-            max_nodes: None,
-            progress: false,
-            eval: Some(Default::default()),
-            db: None,
-            active_db: None,
-            live_nodes: None,
-            numbers: Default::default(),
-            max_steps: None,
-        },
+        opts: leaf_options(args.hash),
     };
     let source = args.cert.file_name().map_or_else(
         || args.cert.display().to_string(),

@@ -1,9 +1,8 @@
 //! The `amazons play` subcommand: opens the certificate and runs the game on the terminal.
 
 use crate::args::check_hash;
-use crate::common::Usage;
+use crate::common::{leaf_options, open_strategy, Usage};
 use amazons_solver::play::{self, Outcome, Player};
-use amazons_solver::strategy::{Strategy, StrategyError};
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,27 +22,11 @@ pub struct PlayArgs {
 /// Runs `amazons play`: exit 0 when the game ends or the user quits.
 pub fn run(args: &PlayArgs) -> Result<ExitCode> {
     check_hash(args.hash)?;
-    let strategy = match Strategy::open(&args.cert) {
-        Ok(s) => s,
-        Err(e @ (StrategyError::Read { .. } | StrategyError::NoManifest(_))) => {
-            return Err(Usage(e.to_string()).into())
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let strategy = open_strategy(&args.cert)?;
     if strategy.claim().spare != 0 {
         return Err(Usage("the certificate's claim holds spare moves: not a game".into()).into());
     }
-    let opts = amazons_solver::Options {
-        hash_mib: args.hash,
-        max_nodes: None,
-        progress: false,
-        eval: Some(Default::default()),
-        db: None,
-        active_db: None,
-        live_nodes: None,
-        numbers: Default::default(),
-        max_steps: None,
-    };
+    let opts = leaf_options(args.hash);
     let mut player = Player::new(strategy, opts);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
