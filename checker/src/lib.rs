@@ -54,6 +54,7 @@ pub mod rules;
 
 pub use parallel::{check_parallel, Progress};
 pub use proof::{
-    after, check, check_bytes, check_bytes_with, check_with, outlast_line, whole_board, CheckError,
-    CheckFileError, Failure, NoShards, Report, Shards, MAX_DEPTH, MAX_SHARD_DEPTH,
+    actions, after, check, check_bytes, check_bytes_with, check_with, live_components,
+    outlast_line, whole_board, CheckError, CheckFileError, Failure, NoShards, Report, Shards,
+    MAX_DEPTH, MAX_SHARD_DEPTH,
 };

@@ -501,14 +501,7 @@ impl Checker<'_> {
         if to_move == claim.winner {
             return Err(Failure::NotLoserToMove { step, to_move });
         }
-        let mut actions: Vec<Action> = rules::legal_moves(&claim.position)
-            .into_iter()
-            .map(Action::Board)
-            .collect();
-        if claim.spares_of(to_move) >= 1 {
-            actions.push(Action::Spare);
-        }
-        Ok(actions)
+        Ok(actions(claim))
     }
 
     /// 5.4 Outlast, see [`outlast_line`].
@@ -676,13 +669,7 @@ pub(crate) fn check_shard(
 fn sum(claim: &Claim, parts: &[LocalClaim]) -> Result<Vec<Child>, Failure> {
     let pos = &claim.position;
     let (x_color, y_color) = (claim.winner, claim.winner.opponent());
-    let live: Vec<Vec<usize>> = rules::partition(pos)
-        .into_iter()
-        .filter(|comp| {
-            let has = |cell: Cell| comp.iter().any(|&sq| pos.cells[sq] == cell);
-            has(Cell::Empty) && (has(Cell::White) || has(Cell::Black))
-        })
-        .collect();
+    let live = live_components(pos);
     if live.len() != parts.len() {
         return Err(Failure::SumPartCount {
             expected: live.len(),
@@ -732,6 +719,31 @@ fn sum(claim: &Claim, parts: &[LocalClaim]) -> Result<Vec<Child>, Failure> {
         }
     }
     Ok(children)
+}
+
+/// The actions of the side to move in canonical order (SPEC 2): its board moves in
+/// canonical order, then a spare move if it holds one.
+pub fn actions(claim: &Claim) -> Vec<Action> {
+    let mut out: Vec<Action> = rules::legal_moves(&claim.position)
+        .into_iter()
+        .map(Action::Board)
+        .collect();
+    if claim.spares_of(claim.position.to_move) >= 1 {
+        out.push(Action::Spare);
+    }
+    out
+}
+
+/// The live components of the basic partition (SPEC 5.5), in component order: those with
+/// an empty square and a queen.
+pub fn live_components(pos: &Position) -> Vec<Vec<usize>> {
+    rules::partition(pos)
+        .into_iter()
+        .filter(|comp| {
+            let has = |cell: Cell| comp.iter().any(|&sq| pos.cells[sq] == cell);
+            has(Cell::Empty) && (has(Cell::White) || has(Cell::Black))
+        })
+        .collect()
 }
 
 /// The claim after the side to move takes `action` (which must be legal): a board move, or

@@ -11,7 +11,7 @@
 //! strategy needs only its structure, and every move played is checked for legality.
 
 use amazons_checker::{after, rules, Shards};
-use amazons_format::{Action, Cell, Certificate, Claim, Color, Move, Position, Step, Symmetry};
+use amazons_format::{Action, Certificate, Claim, Color, Move, Position, Step, Symmetry};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -101,13 +101,7 @@ impl Tree {
             Step::Sum { parts } => {
                 let pos = &claim.position;
                 let (x, y) = (claim.winner, claim.winner.opponent());
-                let live: Vec<Vec<usize>> = rules::partition(pos)
-                    .into_iter()
-                    .filter(|comp| {
-                        let has = |cell: Cell| comp.iter().any(|&sq| pos.cells[sq] == cell);
-                        has(Cell::Empty) && (has(Cell::White) || has(Cell::Black))
-                    })
-                    .collect();
+                let live = amazons_checker::live_components(pos);
                 if live.len() != parts.len() {
                     return Err(bad("a sum's parts do not match the components"));
                 }
@@ -215,14 +209,7 @@ impl Tree {
 
 /// The loser's actions in the checker's order (SPEC 2): board moves, then a spare move.
 fn loser_actions(claim: &Claim) -> Vec<Action> {
-    let mut actions: Vec<Action> = rules::legal_moves(&claim.position)
-        .into_iter()
-        .map(Action::Board)
-        .collect();
-    if claim.spares_of(claim.position.to_move) >= 1 {
-        actions.push(Action::Spare);
-    }
-    actions
+    amazons_checker::actions(claim)
 }
 
 /// The image of a move under a symmetry.

@@ -180,15 +180,7 @@ fn search_proof(root: &Claim) -> (Claim, Vec<Step>) {
     (root, out)
 }
 
-fn actions(c: &Claim) -> Vec<Action> {
-    let mut out: Vec<Action> = (rules::legal_moves(&c.position).into_iter())
-        .map(Action::Board)
-        .collect();
-    if c.spares_of(c.position.to_move) >= 1 {
-        out.push(Action::Spare);
-    }
-    out
-}
+use amazons_checker::actions;
 
 /// A 4x4 position for symmetry `s`: two components, each a White queen beside an empty
 /// square, every other square an arrow, the first component (in component order) the image

@@ -1,7 +1,7 @@
 //! Shared helpers: paths, a seeded generator, solving, random positions and the proof-tree walker.
 
 use amazons_checker::rules;
-use amazons_format::{Action, Cell, Certificate, Claim, Color, Move, Position, Step};
+use amazons_format::{Cell, Certificate, Claim, Color, Move, Position, Step};
 use amazons_solver::{Geometry, Options, Pos, Solved};
 use std::path::{Path, PathBuf};
 
@@ -132,17 +132,8 @@ pub fn random_position(rng: &mut Rng, max_side: usize, max_plies: usize) -> Posi
 /// The claim after the side to move takes `action` (SPEC 2): the checker's own function.
 pub use amazons_checker::after;
 
-/// The actions of the side to move in canonical order (SPEC 2), from the checker's rules.
-pub fn actions(claim: &Claim) -> Vec<Action> {
-    let mut out: Vec<Action> = rules::legal_moves(&claim.position)
-        .into_iter()
-        .map(Action::Board)
-        .collect();
-    if claim.spares_of(claim.position.to_move) >= 1 {
-        out.push(Action::Spare);
-    }
-    out
-}
+/// The actions of the side to move in canonical order (SPEC 2): the checker's own function.
+pub use amazons_checker::actions;
 
 /// One node of a certificate's proof tree: the claim its step proves and the extent of its
 /// subtree in the preorder step list.
