@@ -16,25 +16,33 @@ pub struct DirShards {
 
 impl DirShards {
     /// Indexes the certificate files (`*.cert`, `*.cert.zst`) directly inside `dir` (none
-    /// if it does not exist).
+    /// if it does not exist). Only headers are read; of two files declaring one hash, the
+    /// first by name is kept.
     pub fn scan(dir: &Path) -> DirShards {
         let mut files = HashMap::new();
         if let Ok(entries) = std::fs::read_dir(dir) {
-            for path in entries.flatten().map(|e| e.path()) {
+            let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            paths.sort();
+            for path in paths {
                 if stored::is_cert_path(&path) {
                     if let Ok(Some(hash)) = stored::declared_hash(&path) {
-                        files.insert(hash, path);
+                        files.entry(hash).or_insert(path);
                     }
                 }
             }
         }
         DirShards { files }
     }
+
+    /// The file whose header declares body hash `hash`.
+    pub fn path(&self, hash: &[u8; 32]) -> Option<&Path> {
+        self.files.get(hash).map(PathBuf::as_path)
+    }
 }
 
 impl Shards for DirShards {
     fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
-        stored::read(self.files.get(hash)?).ok()
+        stored::read(self.path(hash)?).ok()
     }
 }
 

@@ -55,6 +55,6 @@ pub mod rules;
 pub use parallel::{check_parallel, Progress};
 pub use proof::{
     actions, after, check, check_bytes, check_bytes_with, check_with, live_components,
-    outlast_line, whole_board, CheckError, CheckFileError, Failure, NoShards, Report, Shards,
-    MAX_DEPTH, MAX_SHARD_DEPTH,
+    outlast_line, part_claims, whole_board, CheckError, CheckFileError, Failure, NoShards,
+    PartClaim, Report, Shards, MAX_DEPTH, MAX_SHARD_DEPTH,
 };

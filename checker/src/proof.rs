@@ -690,9 +690,42 @@ fn sum(claim: &Claim, parts: &[LocalClaim]) -> Result<Vec<Child>, Failure> {
     if !(s >= 1 || (s == 0 && (pos.to_move == y_color || strict))) {
         return Err(Failure::SumShort { s });
     }
-    let mut children = Vec::new();
+    let children = part_claims(claim, &live, parts)
+        .into_iter()
+        .map(|p| {
+            let entry = Entry::Part {
+                part: p.part + 1,
+                strict: p.strict,
+                bound: parts[p.part].bound,
+            };
+            Child::Local {
+                entry,
+                claim: p.claim,
+            }
+        })
+        .collect();
+    Ok(children)
+}
+
+/// One claim a Sum step makes about one of its parts (SPEC 5.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartClaim {
+    /// The part's index in the step (from 0), and of its live component.
+    pub part: usize,
+    /// Whether this is the strict child (X to move) rather than the first (Y to move).
+    pub strict: bool,
+    /// X wins the component's local position, Y holding the part's bound in spare moves.
+    pub claim: Claim,
+}
+
+/// The children of a Sum step at `claim` (SPEC 5.5), in checking order: for part i on live
+/// component `live[i]`, the claim with Y to move, then, for a strict part, the same with X
+/// to move. Pairs components and parts in order; the caller checks that they match.
+pub fn part_claims(claim: &Claim, live: &[Vec<usize>], parts: &[LocalClaim]) -> Vec<PartClaim> {
+    let (x_color, y_color) = (claim.winner, claim.winner.opponent());
+    let mut out = Vec::new();
     for (i, (comp, part)) in live.iter().zip(parts).enumerate() {
-        let local = rules::restrict(pos, comp);
+        let local = rules::restrict(&claim.position, comp);
         // Y holds `bound` spare moves (X holds `-bound` when it is negative).
         let spare = match y_color {
             Color::Black => part.bound,
@@ -706,19 +739,18 @@ fn sum(claim: &Claim, parts: &[LocalClaim]) -> Result<Vec<Child>, Failure> {
                 spare,
                 winner: x_color,
             };
-            let entry = Entry::Part {
-                part: i + 1,
+            out.push(PartClaim {
+                part: i,
                 strict,
-                bound: part.bound,
-            };
-            children.push(Child::Local { entry, claim });
+                claim,
+            });
         };
         child(y_color, false);
         if part.strict {
             child(x_color, true);
         }
     }
-    Ok(children)
+    out
 }
 
 /// The actions of the side to move in canonical order (SPEC 2): its board moves in

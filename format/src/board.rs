@@ -164,6 +164,18 @@ impl Board {
         format!("{}{}", (b'a' + x as u8) as char, y + 1)
     }
 
+    /// The last line of a drawing with coordinates: the files' letters, each under its
+    /// column (three spaces for the rank numbers, then ` a b c …`), and a newline.
+    pub fn files_line(self) -> String {
+        let mut out = String::from("   ");
+        for x in 0..self.width {
+            out.push(' ');
+            out.push((b'a' + x) as char);
+        }
+        out.push('\n');
+        out
+    }
+
     /// Parses a square name such as `b4` or `J10` (must lie on this board).
     pub fn parse_square(self, text: &str) -> Result<Square, NotationError> {
         let bad = || NotationError::BadSquare(text.to_string());
@@ -402,12 +414,7 @@ impl Position {
             }
             out.push('\n');
         }
-        out.push_str("   ");
-        for x in 0..w {
-            out.push(' ');
-            out.push((b'a' + x as u8) as char);
-        }
-        out.push('\n');
+        out.push_str(&self.board.files_line());
         out.push_str(&format!("{} to move\n", self.to_move));
         out
     }

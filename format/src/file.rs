@@ -69,14 +69,20 @@ pub fn hash_body(body: &[u8]) -> [u8; 32] {
 /// Encodes a certificate into the file layout.
 pub fn encode(cert: &Certificate) -> Result<Vec<u8>, FileError> {
     let body = postcard::to_stdvec(cert).map_err(|e| FileError::Body(e.to_string()))?;
+    Ok(frame(&body))
+}
+
+/// Puts `body` in the file layout: the header with its length and hash, then the sentinel.
+/// The body is taken as it is (not decoded), so tests can frame a damaged or padded one.
+pub fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + body.len() + SENTINEL.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&hash_body(&body));
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&hash_body(body));
+    out.extend_from_slice(body);
     out.extend_from_slice(&SENTINEL);
-    Ok(out)
+    out
 }
 
 /// The body of a file after checking magic, version, length, sentinel and hash.
@@ -204,14 +210,10 @@ mod tests {
         let mut padded = body[..at].to_vec();
         padded.extend_from_slice(&[0x83, 0x00]);
         padded.extend_from_slice(&body[at + 1..]);
-        let mut file = Vec::new();
-        file.extend_from_slice(&MAGIC);
-        file.extend_from_slice(&VERSION.to_le_bytes());
-        file.extend_from_slice(&(padded.len() as u64).to_le_bytes());
-        file.extend_from_slice(&hash_body(&padded));
-        file.extend_from_slice(&padded);
-        file.extend_from_slice(&SENTINEL);
-        assert!(matches!(decode(&file), Err(FileError::NonCanonical)));
+        assert!(matches!(
+            decode(&frame(&padded)),
+            Err(FileError::NonCanonical)
+        ));
         // The same file with the body unpadded is accepted.
         assert_eq!(decode(&bytes).unwrap(), sample());
     }
@@ -220,13 +222,6 @@ mod tests {
     fn a_rehashed_body_that_does_not_decode_is_an_error() {
         let mut body = vec![0xffu8; 40];
         body[0] = 3;
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(&MAGIC);
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&hash_body(&body));
-        bytes.extend_from_slice(&body);
-        bytes.extend_from_slice(&SENTINEL);
-        assert!(decode(&bytes).is_err());
+        assert!(decode(&frame(&body)).is_err());
     }
 }

@@ -58,22 +58,16 @@ fn node_json(node: &Node, board: Board, hash_file: &dyn Fn(&[u8; 32]) -> Option<
         extra.insert("p".into(), json!(p.grid()));
     }
     match &node.leaf {
-        Some(Leaf::Outlast {
-            moves,
-            region,
-            bound,
-            x,
-            y,
-            winner_to_move,
-        }) => {
-            let r: Vec<Value> = region
+        Some(Leaf::Outlast(o)) => {
+            let r: Vec<Value> = o
+                .region
                 .iter()
                 .map(|p| json!([p.squares, p.empties, p.exact.map_or(-1, i64::from)]))
                 .collect();
-            let m: Vec<Value> = moves.iter().map(|&m| squares(m)).collect();
+            let m: Vec<Value> = o.moves.iter().map(|&m| squares(m)).collect();
             extra.insert(
                 "o".into(),
-                json!({"m": m, "r": r, "b": bound, "x": x, "y": y, "wm": winner_to_move}),
+                json!({"m": m, "r": r, "b": o.bound, "x": o.x, "y": o.y, "wm": o.winner_to_move}),
             );
         }
         Some(Leaf::Sum { parts, s }) => {

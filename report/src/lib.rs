@@ -15,8 +15,8 @@ pub mod model;
 mod svg;
 pub mod walk;
 
+use amazons_checker::cli::DirShards;
 use amazons_format::{stored, Certificate, Color, FileError, Meta, Move};
-use load::ShardIndex;
 use model::Node;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -268,7 +268,7 @@ fn process(job: &Job, max_nodes: usize) -> Result<Done, ReportError> {
 /// Runs the jobs on `threads` threads; each file's cited shards become new jobs.
 fn run_jobs(
     root: PathBuf,
-    index: &ShardIndex,
+    index: &DirShards,
     dir: &Path,
     opts: &Options,
 ) -> Result<Vec<Done>, ReportError> {
@@ -351,7 +351,7 @@ fn run_jobs(
 /// Reads the certificate or sharded result at `input` and everything the report shows.
 pub fn build(input: &Path, opts: &Options) -> Result<Report, ReportError> {
     let (root_path, dir) = load::resolve(input)?;
-    let index = ShardIndex::scan(&dir);
+    let index = DirShards::scan(&dir);
     let mut done = run_jobs(root_path.clone(), &index, &dir, opts)?;
     // Root first, then shards by name, so that the data files are the same on every run.
     done.sort_by(|a, b| {

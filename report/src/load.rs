@@ -1,9 +1,6 @@
-//! Finding a certificate and its shards on disk: a file, or a directory with `manifest.cert[.zst]` and `shards/`.
+//! Finding a certificate and its shards on disk: a file, or a directory with `manifest.cert[.zst]` and `shards/` (indexed by the checker's [`amazons_checker::cli::DirShards`]).
 
 use crate::ReportError;
-use amazons_checker::Shards;
-use amazons_format::stored;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The root certificate file named by `input` (a file, or a directory holding
@@ -24,42 +21,6 @@ pub fn resolve(input: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
     };
     let dir = root.parent().unwrap_or(Path::new(".")).join("shards");
     Ok((root, dir))
-}
-
-/// Shard files indexed by the body hash their header declares (only headers are read;
-/// a file is read in full when a certificate cites it, and its hash is verified then).
-pub struct ShardIndex {
-    files: HashMap<[u8; 32], PathBuf>,
-}
-
-impl ShardIndex {
-    /// Indexes the certificate files directly inside `dir` (none if it does not exist).
-    pub fn scan(dir: &Path) -> ShardIndex {
-        let mut files = HashMap::new();
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-            paths.sort();
-            for path in paths {
-                if stored::is_cert_path(&path) {
-                    if let Ok(Some(hash)) = stored::declared_hash(&path) {
-                        files.entry(hash).or_insert(path);
-                    }
-                }
-            }
-        }
-        ShardIndex { files }
-    }
-
-    /// The file whose header declares body hash `hash`.
-    pub fn path(&self, hash: &[u8; 32]) -> Option<&Path> {
-        self.files.get(hash).map(PathBuf::as_path)
-    }
-}
-
-impl Shards for ShardIndex {
-    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
-        stored::read(self.path(hash)?).ok()
-    }
 }
 
 /// Lower-case hex of a hash.

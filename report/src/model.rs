@@ -1,6 +1,6 @@
 //! The report's data model: the nodes of a certificate's proof tree kept for the browser (breadth first, up to a budget) and the drawn justification of each leaf.
 
-use crate::walk::{self, children, kind, live_components, Edge, Walked};
+use crate::walk::{self, children, kind, Edge, Walked};
 use amazons_checker::rules;
 use amazons_format::{Action, Cell, Certificate, Claim, Color, Move, Position, Step, Symmetry};
 use std::collections::{HashMap, VecDeque};
@@ -15,21 +15,25 @@ pub struct RegionPart {
     pub exact: Option<u32>,
 }
 
+/// SPEC 5.4: the winner's `moves` outside `R` (the `region`) against the loser's at most
+/// `bound` moves inside it (`x`, `y`: spare moves of winner and loser).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlastLeaf {
+    pub moves: Vec<Move>,
+    pub region: Vec<RegionPart>,
+    pub bound: u64,
+    pub x: i32,
+    pub y: i32,
+    pub winner_to_move: bool,
+}
+
 /// The drawn justification of a leaf.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Leaf {
     /// The loser to move has no action.
     NoMove,
-    /// SPEC 5.4: the winner's `moves` outside `R` against the loser's at most `bound`
-    /// moves inside it (`x`, `y`: spare moves of winner and loser).
-    Outlast {
-        moves: Vec<Move>,
-        region: Vec<RegionPart>,
-        bound: u64,
-        x: i32,
-        y: i32,
-        winner_to_move: bool,
-    },
+    /// SPEC 5.4: see [`OutlastLeaf`].
+    Outlast(OutlastLeaf),
     /// SPEC 5.5: the live components with their bounds; `s` = sum of bounds + x - y.
     Sum {
         parts: Vec<(Vec<usize>, i32, bool)>,
@@ -194,17 +198,17 @@ fn leaf(
             // The whole line: the listed moves and the checker's completion (SPEC 5.4).
             let mut exact = rules::OnePlayer::new(pos.board);
             let line = amazons_checker::outlast_line(claim, moves, &mut exact);
-            Leaf::Outlast {
+            Leaf::Outlast(OutlastLeaf {
                 moves: line.unwrap_or_else(|_| moves.clone()),
                 region,
                 bound,
                 x: claim.spares_of(x_color),
                 y: claim.spares_of(y_color),
                 winner_to_move: pos.to_move == x_color,
-            }
+            })
         }
         Step::Sum { parts } => {
-            let live = live_components(claim);
+            let live = amazons_checker::live_components(pos);
             let mut s = i64::from(claim.spares_of(x_color)) - i64::from(claim.spares_of(y_color));
             s += parts.iter().map(|p| i64::from(p.bound)).sum::<i64>();
             Leaf::Sum {

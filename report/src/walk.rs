@@ -6,8 +6,8 @@
 //! generator, canonical order), a `Sum` one or two per live component. This walk does
 //! that (without checking each step's condition) and records the size of every subtree.
 
-use amazons_checker::{after, rules, MAX_DEPTH};
-use amazons_format::{Action, Cell, Certificate, Claim, Color, Step};
+use amazons_checker::{actions, after, live_components, part_claims, rules, MAX_DEPTH};
+use amazons_format::{Action, Certificate, Claim, Step};
 
 /// Names of the proof rules, indexed by [`kind`].
 pub const KINDS: [&str; 7] = [
@@ -46,19 +46,6 @@ pub enum Edge {
     },
 }
 
-/// The live components of the basic partition (SPEC 5.5): non-arrow components holding an
-/// empty square and a queen, in the checker's order.
-pub fn live_components(claim: &Claim) -> Vec<Vec<usize>> {
-    let pos = &claim.position;
-    rules::partition(pos)
-        .into_iter()
-        .filter(|comp| {
-            let has = |cell: Cell| comp.iter().any(|&sq| pos.cells.get(sq) == Some(&cell));
-            has(Cell::Empty) && (has(Cell::White) || has(Cell::Black))
-        })
-        .collect()
-}
-
 /// The child claims of `step` at `claim`, in the order the certificate lists their proofs.
 pub fn children(claim: &Claim, step: &Step) -> Result<Vec<(Edge, Claim)>, String> {
     let pos = &claim.position;
@@ -76,23 +63,12 @@ pub fn children(claim: &Claim, step: &Step) -> Result<Vec<(Edge, Claim)>, String
             }
             Ok(vec![(Edge::Action(*action), after(claim, *action))])
         }
-        Step::ReplyAll => {
-            let mut out: Vec<(Edge, Claim)> = rules::legal_moves(pos)
-                .into_iter()
-                .map(|m| {
-                    (
-                        Edge::Action(Action::Board(m)),
-                        after(claim, Action::Board(m)),
-                    )
-                })
-                .collect();
-            if claim.spares_of(pos.to_move) >= 1 {
-                out.push((Edge::Action(Action::Spare), after(claim, Action::Spare)));
-            }
-            Ok(out)
-        }
+        Step::ReplyAll => Ok(actions(claim)
+            .into_iter()
+            .map(|a| (Edge::Action(a), after(claim, a)))
+            .collect()),
         Step::Sum { parts } => {
-            let live = live_components(claim);
+            let live = live_components(pos);
             if live.len() != parts.len() {
                 return Err(format!(
                     "Sum with {} parts where the position has {} live components",
@@ -100,37 +76,17 @@ pub fn children(claim: &Claim, step: &Step) -> Result<Vec<(Edge, Claim)>, String
                     live.len()
                 ));
             }
-            let (x, y) = (claim.winner, claim.winner.opponent());
-            let mut out = Vec::new();
-            for (i, (comp, part)) in live.iter().zip(parts).enumerate() {
-                let local = rules::restrict(pos, comp);
-                let spare = match y {
-                    Color::Black => part.bound,
-                    Color::White => -part.bound,
-                };
-                let mut push = |to_move: Color, strict: bool| {
-                    let mut position = local.clone();
-                    position.to_move = to_move;
+            Ok(part_claims(claim, &live, parts)
+                .into_iter()
+                .map(|p| {
                     let edge = Edge::Part {
-                        part: i + 1,
-                        bound: part.bound,
-                        strict,
+                        part: p.part + 1,
+                        bound: parts[p.part].bound,
+                        strict: p.strict,
                     };
-                    out.push((
-                        edge,
-                        Claim {
-                            position,
-                            spare,
-                            winner: x,
-                        },
-                    ));
-                };
-                push(y, false);
-                if part.strict {
-                    push(x, true);
-                }
-            }
-            Ok(out)
+                    (edge, p.claim)
+                })
+                .collect())
         }
         Step::NoMove | Step::Outlast { .. } | Step::Transposition { .. } | Step::Shard { .. } => {
             Ok(Vec::new())

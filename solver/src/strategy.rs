@@ -10,8 +10,8 @@
 //! its body hash and root claim checked). Nothing else is checked here: following a
 //! strategy needs only its structure, and every move played is checked for legality.
 
-use amazons_checker::{after, rules, Shards};
-use amazons_format::{Action, Certificate, Claim, Color, Move, Position, Step, Symmetry};
+use amazons_checker::{after, Shards};
+use amazons_format::{Action, Certificate, Claim, Move, Position, Step, Symmetry};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -99,34 +99,14 @@ impl Tree {
                 .map(|a| after(claim, a))
                 .collect(),
             Step::Sum { parts } => {
-                let pos = &claim.position;
-                let (x, y) = (claim.winner, claim.winner.opponent());
-                let live = amazons_checker::live_components(pos);
+                let live = amazons_checker::live_components(&claim.position);
                 if live.len() != parts.len() {
                     return Err(bad("a sum's parts do not match the components"));
                 }
-                let mut out = Vec::new();
-                for (comp, part) in live.iter().zip(parts) {
-                    let local = rules::restrict(pos, comp);
-                    let spare = match y {
-                        Color::Black => part.bound,
-                        Color::White => -part.bound,
-                    };
-                    let mut child = |to_move: Color| {
-                        let mut position = local.clone();
-                        position.to_move = to_move;
-                        out.push(Claim {
-                            position,
-                            spare,
-                            winner: x,
-                        });
-                    };
-                    child(y);
-                    if part.strict {
-                        child(x);
-                    }
-                }
-                out
+                amazons_checker::part_claims(claim, &live, parts)
+                    .into_iter()
+                    .map(|p| p.claim)
+                    .collect()
             }
             Step::NoMove
             | Step::Outlast { .. }

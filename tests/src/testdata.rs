@@ -8,8 +8,8 @@
 
 use amazons_checker::{after, rules};
 use amazons_format::{
-    encode, hash_body, Action, Board, Certificate, Claim, Color, LocalClaim, Meta, Move, Position,
-    Step, Symmetry,
+    encode, file::frame, hash_body, Action, Board, Certificate, Claim, Color, LocalClaim, Meta,
+    Move, Position, Step, Symmetry,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -92,18 +92,6 @@ fn hash_of(file: &[u8]) -> [u8; 32] {
 
 fn body_of(file: &[u8]) -> &[u8] {
     &file[52..file.len() - 8]
-}
-
-/// A file with a correct header, hash and sentinel around `body`.
-fn wrap(body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&amazons_format::MAGIC);
-    out.extend_from_slice(&amazons_format::VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&hash_body(body));
-    out.extend_from_slice(body);
-    out.extend_from_slice(&amazons_format::SENTINEL);
-    out
 }
 
 fn mv(board: Board, text: &str) -> Move {
@@ -744,7 +732,7 @@ pub fn vectors() -> Vec<Vector> {
     f.push(0);
     layout(
         "damaged-trailing-body.cert",
-        wrap(&f),
+        frame(&f),
         "Trailing",
         "accept-nomove's body plus one byte, rehashed",
     );
@@ -757,7 +745,7 @@ pub fn vectors() -> Vec<Vector> {
     f.extend_from_slice(&body[at + 1..]);
     layout(
         "damaged-non-canonical.cert",
-        wrap(&f),
+        frame(&f),
         "NonCanonical",
         "accept-nomove with its step count written 81 00 (a padded varint), rehashed",
     );
@@ -765,7 +753,7 @@ pub fn vectors() -> Vec<Vector> {
     f[3] = 7;
     layout(
         "damaged-body.cert",
-        wrap(&f),
+        frame(&f),
         "Body",
         "accept-nomove with cell a1 = 7 (no such Cell), rehashed",
     );

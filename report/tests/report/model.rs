@@ -163,27 +163,22 @@ fn leaves_are_drawn_with_the_numbers_that_justify_them() {
     let mut seen = [0usize; 4];
     for (id, node) in file.nodes.iter().enumerate() {
         match &node.leaf {
-            Some(Leaf::Outlast {
-                moves,
-                region,
-                bound,
-                x,
-                y,
-                winner_to_move,
-            }) => {
+            Some(Leaf::Outlast(o)) => {
                 seen[0] += 1;
                 // SPEC 5.4 as the checker applies it: k + x >= M + y (+1 winner to move).
-                let k = moves.len() as u64 + *x as u64;
+                let k = o.moves.len() as u64 + o.x as u64;
                 assert!(
-                    k >= bound + *y as u64 + u64::from(*winner_to_move),
+                    k >= o.bound + o.y as u64 + u64::from(o.winner_to_move),
                     "node {id}"
                 );
-                let sum: u64 = region
+                let sum: u64 = o
+                    .region
                     .iter()
                     .map(|p| p.exact.map_or(p.empties as u64, u64::from))
                     .sum();
-                assert_eq!(sum, *bound);
-                assert!(region
+                assert_eq!(sum, o.bound);
+                assert!(o
+                    .region
                     .iter()
                     .all(|p| p.exact.is_none_or(|e| e as usize <= p.empties)));
             }
