@@ -212,24 +212,14 @@ impl GameStore {
         let (ls, rs) = (self.left_stop(g), self.right_stop(g));
         let lo = self.number(rs);
         let hi = self.number(ls);
-        let lower = if self.le(lo, g) {
-            if g == lo {
-                BoundKind::Plain
-            } else {
-                BoundKind::Tightened
-            }
-        } else {
-            BoundKind::Relaxed
+        // Plain if the stop is G itself, tightened if G is only on the right side of it.
+        let kind = |holds: bool, equal: bool| match (holds, equal) {
+            (false, _) => BoundKind::Relaxed,
+            (true, true) => BoundKind::Plain,
+            (true, false) => BoundKind::Tightened,
         };
-        let upper = if self.le(g, hi) {
-            if g == hi {
-                BoundKind::Plain
-            } else {
-                BoundKind::Tightened
-            }
-        } else {
-            BoundKind::Relaxed
-        };
+        let lower = kind(self.le(lo, g), g == lo);
+        let upper = kind(self.le(g, hi), g == hi);
         (
             Bound {
                 value: rs,

@@ -231,10 +231,8 @@ impl Mul for Rational {
 impl Div for Rational {
     type Output = Rational;
     fn div(self, o: Rational) -> Rational {
-        Rational::make(
-            self.num as i128 * o.den as i128,
-            self.den as i128 * o.num as i128,
-        )
+        // Times the reciprocal (which panics on a zero divisor).
+        Mul::mul(self, Rational::make(o.den as i128, o.num as i128))
     }
 }
 

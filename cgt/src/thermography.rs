@@ -2,7 +2,7 @@
 
 use crate::game::{GameId, GameStore};
 use crate::rational::Rational;
-use crate::thermograph::{Thermograph, Trajectory};
+use crate::thermograph::Thermograph;
 use std::sync::Arc;
 
 impl GameStore {
@@ -16,22 +16,15 @@ impl GameStore {
             _ => {
                 let l = self.left(g).to_vec();
                 let r = self.right(g).to_vec();
-                let mut ls: Option<Trajectory> = None;
-                for x in l {
-                    let w = self.thermograph(x).right;
-                    ls = Some(match ls {
-                        Some(s) => s.max(&w),
-                        None => w,
-                    });
-                }
-                let mut rs: Option<Trajectory> = None;
-                for x in r {
-                    let w = self.thermograph(x).left;
-                    rs = Some(match rs {
-                        Some(s) => s.min(&w),
-                        None => w,
-                    });
-                }
+                // The left options' right walls, and the right options' left walls.
+                let ls = l
+                    .into_iter()
+                    .map(|x| self.thermograph(x).right)
+                    .reduce(|s, w| s.max(&w));
+                let rs = r
+                    .into_iter()
+                    .map(|x| self.thermograph(x).left)
+                    .reduce(|s, w| s.min(&w));
                 match (ls, rs) {
                     (Some(ls), Some(rs)) => Thermograph::from_scaffolds(
                         &ls.tilt(Rational::MINUS_ONE),

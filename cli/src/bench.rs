@@ -71,14 +71,8 @@ pub(crate) fn bench(
             };
             let opts = Options {
                 hash_mib: hash,
-                max_nodes: None,
-                progress: false,
                 eval,
-                db: None,
-                active_db: None,
-                live_nodes: None,
-                numbers: Default::default(),
-                max_steps: None,
+                ..Options::default()
             };
             let t = Instant::now();
             let solved = amazons_solver::solvers::solve_with(&position, &opts, kind, "bench")?;

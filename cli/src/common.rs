@@ -38,14 +38,7 @@ pub(crate) fn open_strategy(path: &Path) -> Result<Strategy> {
 pub(crate) fn leaf_options(hash_mib: usize) -> amazons_solver::Options {
     amazons_solver::Options {
         hash_mib,
-        max_nodes: None,
-        progress: false,
-        eval: Some(Default::default()),
-        db: None,
-        active_db: None,
-        live_nodes: None,
-        numbers: Default::default(),
-        max_steps: None,
+        ..Default::default()
     }
 }
 

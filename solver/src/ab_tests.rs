@@ -4,7 +4,7 @@ use super::*;
 use crate::eval::EvalConfig;
 use crate::pos::Pos;
 use crate::solvers::{solve_with, SolverKind};
-use crate::test_support::random_positions;
+use crate::test_support::assert_true_winners;
 use amazons_format::Position;
 
 fn options(eval: Option<EvalConfig>) -> Options {
@@ -20,30 +20,21 @@ fn options(eval: Option<EvalConfig>) -> Options {
 /// with a table so small that entries are lost.
 #[test]
 fn ab_finds_the_true_winner() {
-    let mut checked = 0;
-    for set in random_positions(29, |game| game % 3 - 1) {
-        let (board, g) = (set.board, &set.g);
-        for (st, truth) in set.positions {
-            for eval in [None, Some(EvalConfig::default())] {
-                for mib in [4, 0] {
-                    let mut search = AbSearch::new(
-                        g,
-                        &Options {
-                            hash_mib: mib,
-                            ..options(eval)
-                        },
-                    );
-                    assert_eq!(
-                        search.solve(&st),
-                        Some(truth),
-                        "{board} eval {}: {st:?}",
-                        eval.is_some()
-                    );
-                    checked += 1;
-                }
-            }
-        }
-    }
+    let variants: Vec<Options> = [None, Some(EvalConfig::default())]
+        .into_iter()
+        .flat_map(|eval| {
+            [4, 0].map(|mib| Options {
+                hash_mib: mib,
+                ..options(eval)
+            })
+        })
+        .collect();
+    let checked = assert_true_winners(
+        29,
+        |game| game % 3 - 1,
+        &variants,
+        |g, opts, st| AbSearch::new(g, opts).solve(st),
+    );
     assert_eq!(checked, 3 * 6 * 4);
 }
 

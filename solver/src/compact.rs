@@ -133,7 +133,7 @@ pub fn compact_certificate(cert: Certificate) -> (Certificate, u64, u64) {
 }
 
 /// What compaction did to one file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Compacted {
     pub path: PathBuf,
     pub steps: usize,
@@ -254,25 +254,14 @@ pub fn run(path: &Path) -> Result<String, CompactError> {
     let mut out = String::new();
     let mut total = Compacted {
         path: path.into(),
-        steps: 0,
-        outlast_steps: 0,
-        outlast_moves_before: 0,
-        outlast_moves_after: 0,
-        body_before: 0,
-        body_after: 0,
-        stored_before: 0,
-        stored_after: 0,
+        ..Compacted::default()
     };
     for c in &done {
         out.push_str(&line(c));
-        total.steps += c.steps;
-        total.outlast_steps += c.outlast_steps;
-        total.outlast_moves_before += c.outlast_moves_before;
-        total.outlast_moves_after += c.outlast_moves_after;
-        total.body_before += c.body_before;
-        total.body_after += c.body_after;
-        total.stored_before += c.stored_before;
-        total.stored_after += c.stored_after;
+        crate::eval::add_counters!(total, c;
+            steps, outlast_steps, outlast_moves_before, outlast_moves_after,
+            body_before, body_after, stored_before, stored_after,
+        );
     }
     if done.len() > 1 {
         out.push_str(&format!("total ({} files): ", done.len()));

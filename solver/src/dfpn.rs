@@ -473,7 +473,7 @@ impl<'g> Search<'g> {
 mod tests {
     use super::*;
     use crate::db::Rng;
-    use crate::test_support::random_positions;
+    use crate::test_support::assert_true_winners;
     use amazons_format::Position;
 
     /// What the first expansion of `st` computes from its children with an empty table:
@@ -497,30 +497,23 @@ mod tests {
     /// search finds, on positions from random games on small boards.
     #[test]
     fn every_number_rule_finds_the_true_winner() {
-        let mut checked = 0;
-        for set in random_positions(11, |_| 0) {
-            let (board, g) = (set.board, &set.g);
-            for (st, truth) in set.positions {
-                for numbers in [Numbers::Sum, Numbers::Weak] {
-                    for eval in [None, Some(EvalConfig::default())] {
-                        let opts = Options {
-                            hash_mib: 4,
-                            eval,
-                            numbers,
-                            ..Options::default()
-                        };
-                        let mut search = Search::new(g, &opts);
-                        assert_eq!(
-                            search.solve(&st),
-                            Some(truth),
-                            "{board} {numbers:?} eval {}: {st:?}",
-                            eval.is_some()
-                        );
-                        checked += 1;
-                    }
-                }
-            }
-        }
+        let variants: Vec<Options> = [Numbers::Sum, Numbers::Weak]
+            .into_iter()
+            .flat_map(|numbers| {
+                [None, Some(EvalConfig::default())].map(|eval| Options {
+                    hash_mib: 4,
+                    eval,
+                    numbers,
+                    ..Options::default()
+                })
+            })
+            .collect();
+        let checked = assert_true_winners(
+            11,
+            |_| 0,
+            &variants,
+            |g, opts, st| Search::new(g, opts).solve(st),
+        );
         assert_eq!(checked, 3 * 6 * 4);
     }
 

@@ -7,10 +7,11 @@
 
 use crate::bitboard::Bb;
 use crate::dfpn::Search;
+use crate::eval::partition::basic_partition;
 use crate::eval::{BoundKind, Bounds, Evaluator};
 use crate::geometry::Geometry;
 use crate::state::State;
-use crate::sum::{live_components, local_state, restrict};
+use crate::sum::{local_state, restrict};
 use amazons_format::{Action, Color, LocalClaim, Step, Symmetry, MAX_SPARE};
 use std::collections::HashSet;
 
@@ -310,7 +311,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             return Ok(None);
         }
         let g = self.main.geometry();
-        let comps = live_components(g, &st.pos);
+        let comps = basic_partition(g, &st.pos);
         if comps.len() < 2 {
             return Ok(None);
         }

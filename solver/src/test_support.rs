@@ -1,6 +1,7 @@
 //! Helpers shared by the solver's unit tests: exhaustive win/loss search and random positions.
 
 use crate::db::Rng;
+use crate::dfpn::Options;
 use crate::geometry::{Geometry, Key};
 use crate::state::State;
 use amazons_format::{Color, Position};
@@ -69,4 +70,33 @@ pub(crate) fn random_positions(seed: u64, spare: impl Fn(i32) -> i32) -> Vec<Pos
         "both sides win some: {black} of 18 Black"
     );
     out
+}
+
+/// Asserts that `solve` finds the winner exhaustive search finds on every position of
+/// [`random_positions`]`(seed, spare)`, with each of `variants`; returns the number of
+/// solves checked.
+pub(crate) fn assert_true_winners(
+    seed: u64,
+    spare: impl Fn(i32) -> i32,
+    variants: &[Options],
+    mut solve: impl FnMut(&Geometry, &Options, &State) -> Option<Color>,
+) -> usize {
+    let mut checked = 0;
+    for set in random_positions(seed, spare) {
+        for (st, truth) in &set.positions {
+            for o in variants {
+                assert_eq!(
+                    solve(&set.g, o, st),
+                    Some(*truth),
+                    "{} hash {} MiB, eval {}, {:?} numbers: {st:?}",
+                    set.board,
+                    o.hash_mib,
+                    o.eval.is_some(),
+                    o.numbers
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
 }

@@ -244,29 +244,15 @@ mod tests {
         quickcheck(tightened_plus_plain as fn(B, R) -> bool);
         quickcheck(plain_plus_plain as fn(R, R) -> bool);
         // The paper's examples.
-        let a = Bounds {
-            lower: Bound::plain(1),
-            upper: Bound::relaxed(2),
-        };
-        let b = Bounds {
-            lower: Bound::relaxed(1),
-            upper: Bound::plain(3),
-        };
-        assert_eq!((a + b).to_string(), "[2-e, 5+e]");
-        let t = Bounds {
-            lower: Bound::tightened(1),
-            upper: Bound::tightened(3),
-        };
-        assert_eq!((Bounds::new(1, 2) + t).to_string(), "(2, 5)");
-        let t2 = Bounds {
-            lower: Bound::tightened(1),
-            upper: Bound::tightened(2),
-        };
-        let r = Bounds {
-            lower: Bound::relaxed(1),
-            upper: Bound::plain(3),
-        };
-        assert_eq!((t2 + r).to_string(), "[2-e, 5)");
+        let (p, t, r) = (Bound::plain, Bound::tightened, Bound::relaxed);
+        let bounds = |lower, upper| Bounds { lower, upper };
+        for (a, b, sum) in [
+            (bounds(p(1), r(2)), bounds(r(1), p(3)), "[2-e, 5+e]"),
+            (Bounds::new(1, 2), bounds(t(1), t(3)), "(2, 5)"),
+            (bounds(t(1), t(2)), bounds(r(1), p(3)), "[2-e, 5)"),
+        ] {
+            assert_eq!((a + b).to_string(), sum);
+        }
     }
 
     #[test]

@@ -206,6 +206,14 @@ impl Evaluation {
     }
 }
 
+/// Adds the named counters of `$from` to the same counters of `$to` (the parts of a total).
+macro_rules! add_counters {
+    ($to:expr, $from:expr; $($field:ident),+ $(,)?) => {
+        $($to.$field += $from.$field;)+
+    };
+}
+pub(crate) use add_counters;
+
 /// Counts of areas by kind and by how their bounds were obtained (paper Fig. 15).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -244,16 +252,11 @@ impl Stats {
 
     /// Adds another counter set (e.g. from a parallel evaluator).
     pub fn merge(&mut self, o: &Stats) {
-        self.evaluations += o.evaluations;
-        self.wins += o.wins;
-        self.simple_heuristic += o.simple_heuristic;
-        self.simple_exact += o.simple_exact;
-        self.blocker_heuristic += o.blocker_heuristic;
-        self.blocker_exact += o.blocker_exact;
-        self.active_heuristic += o.active_heuristic;
-        self.active_static += o.active_static;
-        self.active_search += o.active_search;
-        self.active_value += o.active_value;
+        add_counters!(self, o;
+            evaluations, wins, wins_infinitesimal, wins_hot,
+            simple_heuristic, simple_exact, blocker_heuristic, blocker_exact,
+            active_heuristic, active_static, active_search, active_value,
+        );
     }
 }
 
@@ -833,12 +836,7 @@ pub fn render(ev: &Evaluation, g: &Geometry, pos: &Pos) -> String {
         out.push_str(&right);
         out.push('\n');
     }
-    out.push_str("   ");
-    for x in 0..w {
-        out.push(' ');
-        out.push((b'a' + x as u8) as char);
-    }
-    out.push('\n');
+    out.push_str(&g.board.files_line());
     for (i, a) in ev.areas.iter().enumerate() {
         let (aw, ah) = a.size(g);
         let mut line = format!(

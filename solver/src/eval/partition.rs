@@ -109,7 +109,8 @@ impl Area {
 }
 
 /// The basic partition: 8-connected components of queens and empty squares that hold at
-/// least one queen and one empty square (dead components are dropped).
+/// least one queen and one empty square (dead components are dropped), ordered by their
+/// smallest square; the live components of SPEC 5.5.
 pub fn basic_partition(g: &Geometry, pos: &Pos) -> Vec<Bb> {
     let empty = pos.empty(g);
     let queens = pos.white | pos.black;

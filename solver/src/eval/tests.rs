@@ -242,71 +242,93 @@ fn verified(grid: &str, side: Color, config: EvalConfig) -> (Geometry, Pos, Eval
     (g, pos, e)
 }
 
-fn active(e: &Evaluation) -> &Area {
+/// The first area of `kind`.
+fn area(e: &Evaluation, kind: AreaKind) -> &Area {
     e.areas
         .iter()
-        .find(|a| a.kind == AreaKind::Active)
-        .expect("an active area")
+        .find(|a| a.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} area"))
+}
+
+fn active(e: &Evaluation) -> &Area {
+    area(e, AreaKind::Active)
+}
+
+fn black_territory(e: &Evaluation) -> &Area {
+    area(e, AreaKind::BlockerTerritory(Color::Black))
 }
 
 // ---------------------------------------------------------------------------------
 // Static rules, one drawn position each.
 // ---------------------------------------------------------------------------------
 
+/// One drawn position per pattern rule: which rule makes each side's moves safe, and the
+/// bounds that follow.
 #[test]
-fn rule_1_unreachable_aes() {
-    // Black a3 has the AES b3; White's only moves (e3-d3 and its arrows c2, e3) never
-    // touch it. White's AES d3 is likewise out of Black's reach (a3-b3, arrows c2 a3).
-    let (_, _, e) = verified("X.#.O|##.##|#####", Color::White, static_config());
-    let a = active(&e);
-    assert_eq!(a.safe_black, Some(Rule::One));
-    assert_eq!(a.safe_white, Some(Rule::One));
-    assert_eq!(a.bounds, Bounds::new(-1, 1));
-}
-
-#[test]
-fn rule_2_three_aes() {
-    // Black b2 has AES a3 b3 c3, all within reach of White d3, but one White move fills
-    // at most two of them. White's single AES c3 can be occupied by b2-c3: no White rule.
-    let (_, _, e) = verified("...O|#X##|####", Color::White, static_config());
-    let a = active(&e);
-    assert_eq!(a.safe_black, Some(Rule::Two));
-    assert_eq!(a.safe_white, None);
-    assert_eq!(a.bounds, Bounds::new(-1, 3));
-}
-
-#[test]
-fn rule_3_two_aes_not_filled_together() {
-    // Black b2's AES a3 and c3 are each reachable (by White a4 and d3) but b3 is burnt,
-    // so no White move puts queen and arrow on both. The same holds for White's a3, c3.
-    let (_, _, e) = verified("O###|.#.O|#X##|####", Color::Black, static_config());
-    let a = active(&e);
-    assert_eq!(a.safe_black, Some(Rule::Three));
-    assert_eq!(a.safe_white, Some(Rule::Three));
-    assert_eq!(a.bounds, Bounds::new(0, 0));
-    assert_eq!(e.winner, Some(Color::White), "zero with Black to move");
-}
-
-#[test]
-fn rule_5_paper_fig8_left() {
-    // White a2 has the single AES b2. Black d2 can burn it only by d2-c3xb2, which frees
-    // d2 next to White d1: one safe move for a2 and d1 combined.
-    let (_, _, e) = verified("##.#|O.#X|###O", Color::White, static_config());
-    let a = active(&e);
-    assert_eq!(a.safe_white, Some(Rule::Five));
-    assert_eq!(a.safe_black, None, "White a2-b2xc3 kills d2's only AES");
-    assert_eq!(a.bounds, Bounds::new(-2, 0));
-}
-
-#[test]
-fn rule_6_paper_fig8_right() {
-    // White d1 has AES c1 and c2; Black a3 fills both by a3-c1xc2, which opens a3 for
-    // White b4: one safe move for d1 and b4 combined.
-    let (_, _, e) = verified("#O##|X###|#..#|##.O", Color::White, static_config());
-    let a = active(&e);
-    assert_eq!(a.safe_white, Some(Rule::Six));
-    assert_eq!(a.safe_black, None);
-    assert_eq!(a.bounds, Bounds::new(-3, 1));
+fn pattern_rules_on_drawn_positions() {
+    for (grid, to_move, safe_black, safe_white, (lo, hi)) in [
+        // Rule 1: Black a3 has the AES b3; White's only moves (e3-d3 and its arrows c2, e3)
+        // never touch it. White's AES d3 is likewise out of Black's reach (a3-b3, arrows
+        // c2 a3).
+        (
+            "X.#.O|##.##|#####",
+            Color::White,
+            Some(Rule::One),
+            Some(Rule::One),
+            (-1, 1),
+        ),
+        // Rule 2: Black b2 has AES a3 b3 c3, all within reach of White d3, but one White
+        // move fills at most two of them. White's single AES c3 can be occupied by b2-c3:
+        // no White rule.
+        (
+            "...O|#X##|####",
+            Color::White,
+            Some(Rule::Two),
+            None,
+            (-1, 3),
+        ),
+        // Rule 3: Black b2's AES a3 and c3 are each reachable (by White a4 and d3) but b3
+        // is burnt, so no White move puts queen and arrow on both. The same holds for
+        // White's a3, c3.
+        (
+            "O###|.#.O|#X##|####",
+            Color::Black,
+            Some(Rule::Three),
+            Some(Rule::Three),
+            (0, 0),
+        ),
+        // Rule 5 (paper Fig. 8 left): White a2 has the single AES b2. Black d2 can burn it
+        // only by d2-c3xb2, which frees d2 next to White d1: one safe move for a2 and d1
+        // combined. No Black rule: White a2-b2xc3 kills d2's only AES.
+        (
+            "##.#|O.#X|###O",
+            Color::White,
+            None,
+            Some(Rule::Five),
+            (-2, 0),
+        ),
+        // Rule 6 (paper Fig. 8 right): White d1 has AES c1 and c2; Black a3 fills both by
+        // a3-c1xc2, which opens a3 for White b4: one safe move for d1 and b4 combined.
+        (
+            "#O##|X###|#..#|##.O",
+            Color::White,
+            None,
+            Some(Rule::Six),
+            (-3, 1),
+        ),
+    ] {
+        let (_, _, e) = verified(grid, to_move, static_config());
+        let a = active(&e);
+        assert_eq!(
+            (a.safe_black, a.safe_white),
+            (safe_black, safe_white),
+            "{grid}"
+        );
+        assert_eq!(a.bounds, Bounds::new(lo, hi), "{grid}");
+        if (lo, hi) == (0, 0) {
+            assert_eq!(e.winner, Some(to_move.opponent()), "zero: the mover loses");
+        }
+    }
 }
 
 #[test]
@@ -396,11 +418,7 @@ fn seed_one_blocker() {
     // area; White c1 keeps a move (b2 filling b1 and c2 frees b2: rule 6): [-2, 0].
     // Global bounds [-1, 1], as in the seed.
     let (_, _, e) = verified(".##|#X.|#.O", Color::White, static_config());
-    let t = e
-        .areas
-        .iter()
-        .find(|a| a.kind == AreaKind::BlockerTerritory(Color::Black))
-        .expect("territory");
+    let t = black_territory(&e);
     assert_eq!(t.bounds, Bounds::exact(1));
     assert_eq!(t.relied.count(), 1);
     assert_eq!(active(&e).bounds, Bounds::new(-2, 0));
@@ -437,11 +455,7 @@ fn seed_several_blockers_on_one_territory() {
     // free and gives Black a safe move in the active area (White a1-b1xc1 frees a1 next
     // to b2: rule 6), while White's only AES b1 can be occupied by b2.
     let (_, _, e) = verified("#..#|#XX#|O..#", Color::White, static_config());
-    let t = e
-        .areas
-        .iter()
-        .find(|a| a.kind == AreaKind::BlockerTerritory(Color::Black))
-        .expect("territory");
+    let t = black_territory(&e);
     assert_eq!(t.bounds, Bounds::exact(2));
     assert_eq!(t.relied.count(), 1, "only one blocker is needed");
     assert_eq!(t.blockers.count(), 2);
@@ -606,17 +620,24 @@ fn run_soundness(games: usize, seed: u64, max_empties: u32, area_limit: u32) -> 
     tally
 }
 
+/// [`run_soundness`] with positions of up to 12 empties; asserts no violation (printing the
+/// first five).
+fn assert_sound(games: usize, seed: u64, area_limit: u32) -> Tally {
+    let tally = run_soundness(games, seed, 12, area_limit);
+    for v in tally.violations.iter().take(5) {
+        eprintln!("{v}");
+    }
+    assert!(tally.violations.is_empty());
+    tally
+}
+
 #[test]
 fn soundness_at_scale() {
     // Area brackets up to 8 empties here (10-empty areas cost about 5 s each game);
     // the ignored runs below cover 9 and 10.
     let games = env_or("EVAL_SOUNDNESS_GAMES", 100) as usize;
     let limit = env_or("EVAL_AREA_LIMIT", 8) as u32;
-    let tally = run_soundness(games, 0x9E37_79B9_7F4A_7C15, 12, limit);
-    for v in tally.violations.iter().take(5) {
-        eprintln!("{v}");
-    }
-    assert!(tally.violations.is_empty());
+    let tally = assert_sound(games, 0x9E37_79B9_7F4A_7C15, limit);
     assert!(tally.claims > 1000 && tally.bounds > 1000);
 }
 
@@ -625,22 +646,14 @@ fn soundness_at_scale() {
 fn soundness_at_scale_large() {
     let games = env_or("EVAL_SOUNDNESS_GAMES", 2000) as usize;
     let limit = env_or("EVAL_AREA_LIMIT", 9) as u32;
-    let tally = run_soundness(games, 0xD1B5_4A32_D192_ED03, 12, limit);
-    for v in tally.violations.iter().take(5) {
-        eprintln!("{v}");
-    }
-    assert!(tally.violations.is_empty());
+    assert_sound(games, 0xD1B5_4A32_D192_ED03, limit);
 }
 
 #[test]
 #[ignore = "area brackets up to 10 empties (about 10 minutes); run with --ignored"]
 fn soundness_ten_empty_areas() {
     let games = env_or("EVAL_SOUNDNESS_GAMES", 100) as usize;
-    let tally = run_soundness(games, 0x2545_F491_4F6C_DD1D, 12, 10);
-    for v in tally.violations.iter().take(5) {
-        eprintln!("{v}");
-    }
-    assert!(tally.violations.is_empty());
+    assert_sound(games, 0x2545_F491_4F6C_DD1D, 10);
 }
 
 // ---------------------------------------------------------------------------------

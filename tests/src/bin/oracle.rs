@@ -8,6 +8,11 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
+/// The four rook directions; a queen also moves along the four [`DIAGONAL`]s.
+const STRAIGHT: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+/// The four bishop directions.
+const DIAGONAL: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+
 struct Board {
     w: i32,
     h: i32,
@@ -33,16 +38,7 @@ impl Board {
     /// Squares reachable like a queen from (x, y) over empty squares (`occ` occupied).
     fn reach(&self, x: i32, y: i32, occ: u32, out: &mut Vec<u32>) {
         out.clear();
-        for (dx, dy) in [
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (1, -1),
-            (-1, 1),
-            (-1, -1),
-        ] {
+        for &(dx, dy) in STRAIGHT.iter().chain(&DIAGONAL) {
             let (mut cx, mut cy) = (x + dx, y + dy);
             while self.inside(cx, cy) && occ & (1 << self.sq(cx, cy)) == 0 {
                 out.push(self.sq(cx, cy));
