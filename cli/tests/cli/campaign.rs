@@ -1,6 +1,6 @@
 //! Command-line tests of a campaign that runs itself: ladder, decisions, ranking, resuming after kill -9, and safe directories.
 
-use crate::common::{amazons, ok, s, Out, TempDir};
+use crate::common::{amazons, ok, s, shard_names, sharded, Out, TempDir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -39,18 +39,9 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// The names of the uncompressed shards written so far, sorted.
 fn shard_files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().to_string())
-                .filter(|n| n.ends_with(".cert"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    shard_names(dir, ".cert")
 }
 
 #[test]
@@ -92,19 +83,11 @@ fn tasks_climb_the_ladder_then_split_and_every_decision_is_recorded() {
     let tmp = TempDir::new("campaign", "ladder");
     let dir = tmp.path("4x4");
     // Rungs of 40 and 150 nodes: some 4x4 tasks need more, so they are split.
-    let out = ok(&[
-        "solve",
+    let out = ok(&sharded(
         "4x4",
-        "--shards",
-        s(&dir),
-        "--hash",
-        "8",
-        "--threads",
-        "1",
-        "-q",
-        "--ladder",
-        "150,40",
-    ]);
+        &dir,
+        "--hash 8 --threads 1 -q --ladder 150,40",
+    ));
     assert!(
         out.stdout
             .contains("ladder 40 nodes, 150 nodes; split 3 deep"),
@@ -134,20 +117,15 @@ fn tasks_climb_the_ladder_then_split_and_every_decision_is_recorded() {
     assert_eq!(done, 44, "one `task done` per task");
     // The same result as a run with one budget.
     let plain = tmp.path("plain");
-    let reference = ok(&["solve", "4x4", "--shards", s(&plain), "--hash", "8", "-q"]);
+    let reference = ok(&sharded("4x4", &plain, "--hash 8 -q"));
     assert!(out.stdout.contains("result: Black wins"));
     assert_eq!(reference.stdout.lines().last(), out.stdout.lines().last());
     // --ladder and --max-nodes exclude each other.
-    let both = amazons(&[
-        "solve",
+    let both = amazons(&sharded(
         "4x4",
-        "--shards",
-        s(&tmp.path("x")),
-        "--ladder",
-        "10",
-        "--max-nodes",
-        "10",
-    ]);
+        &tmp.path("x"),
+        "--ladder 10 --max-nodes 10",
+    ));
     assert_eq!(both.code, 2, "{both:?}");
 }
 
@@ -155,21 +133,11 @@ fn tasks_climb_the_ladder_then_split_and_every_decision_is_recorded() {
 fn a_run_killed_with_sigkill_resumes_losing_only_the_tasks_in_flight() {
     let tmp = TempDir::new("campaign", "kill");
     let dir = tmp.path("5x4");
-    let args = [
-        "solve",
-        "5x4",
-        "--first-move",
-        "b1-b2xd2",
-        "--shards",
-        s(&dir),
-        "--hash",
-        "16",
-        "--threads",
-        "1",
-        "-q",
-    ];
+    fn args(dir: &Path) -> Vec<&str> {
+        sharded("5x4", dir, "--first-move b1-b2xd2 --hash 16 --threads 1 -q")
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_amazons"))
-        .args(args)
+        .args(args(&dir))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -185,22 +153,15 @@ fn a_run_killed_with_sigkill_resumes_losing_only_the_tasks_in_flight() {
     let _ = child.wait();
     let kept = shard_files(&dir).len();
     assert!(kept >= 5, "{kept} shards");
-    let resumed = ok(&args);
+    let resumed = ok(&args(&dir));
     // Every shard written before the kill is resumed; only the task in flight is solved again.
-    let tasks = resumed
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("tasks: "))
-        .expect("tasks line");
+    let tasks = resumed.line(false, "tasks: ");
     assert!(
         tasks.contains(&format!("({kept} resumed)")),
         "{tasks} after {kept} shards"
     );
     // The same result as a run never interrupted.
-    let clean = tmp.path("clean");
-    let mut clean_args = args.to_vec();
-    clean_args[5] = s(&clean);
-    let reference = ok(&clean_args);
+    let reference = ok(&args(&tmp.path("clean")));
     assert_eq!(root_hash(&resumed), root_hash(&reference));
 }
 
@@ -208,31 +169,18 @@ fn a_run_killed_with_sigkill_resumes_losing_only_the_tasks_in_flight() {
 fn a_directory_of_another_plan_is_refused_untouched() {
     let tmp = TempDir::new("campaign", "plan");
     let dir = tmp.path("4x4");
-    ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
+    ok(&sharded("4x4", &dir, "--hash 8 -q"));
     let before = snapshot(&dir);
-    let out = amazons(&[
-        "solve",
-        "4x4",
-        "--first-move",
-        "a2-b3xa2",
-        "--shards",
-        s(&dir),
-        "--hash",
-        "8",
-    ]);
+    let out = amazons(&sharded("4x4", &dir, "--first-move a2-b3xa2 --hash 8"));
     assert_eq!(out.code, 2, "{out:?}");
-    let err = out
-        .stderr
-        .lines()
-        .find(|l| l.starts_with("error:"))
-        .expect("error line");
+    let err = out.line(true, "error:");
     assert!(
         err.contains("no first move") && err.contains("first move a2-b3xa2"),
         "{err}"
     );
     assert!(snapshot(&dir) == before, "the directory was changed");
     // Another root (5x4) is refused too.
-    let out = amazons(&["solve", "5x4", "--shards", s(&dir), "--hash", "8"]);
+    let out = amazons(&sharded("5x4", &dir, "--hash 8"));
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("5x4 start"), "{out:?}");
     assert!(snapshot(&dir) == before, "the directory was changed");
@@ -242,7 +190,7 @@ fn a_directory_of_another_plan_is_refused_untouched() {
 fn damaged_and_altered_shards_are_named_and_moved_aside() {
     let tmp = TempDir::new("campaign", "damaged");
     let dir = tmp.path("4x4");
-    let first = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
+    let first = ok(&sharded("4x4", &dir, "--hash 8 -q"));
     let shards = dir.join("shards");
     let files = shard_files(&dir);
     // One shard with a flipped byte, one replaced by another task's shard.
@@ -253,7 +201,7 @@ fn damaged_and_altered_shards_are_named_and_moved_aside() {
     std::fs::write(&damaged, &bytes).expect("write");
     let altered = shards.join(&files[6]);
     std::fs::copy(shards.join(&files[5]), &altered).expect("copy");
-    let out = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8"]);
+    let out = ok(&sharded("4x4", &dir, "--hash 8"));
     for f in [&files[2], &files[6]] {
         assert!(
             out.stderr
@@ -301,10 +249,10 @@ fn solve_checks_its_output_path_before_solving() {
 fn a_finished_resume_ranks_nothing_and_reports_at_once() {
     let tmp = TempDir::new("campaign", "finished");
     let dir = tmp.path("4x4");
-    ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8", "-q"]);
+    ok(&sharded("4x4", &dir, "--hash 8 -q"));
     let ranked = |d: &Path| decisions(d).iter().filter(|l| l[1] == "task order").count();
     assert_eq!(ranked(&dir), 1, "the first run ranks its tasks");
-    let out = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8"]);
+    let out = ok(&sharded("4x4", &dir, "--hash 8"));
     assert_eq!(ranked(&dir), 1, "the resumed run ranked again");
     let mut err = out.stderr.lines();
     assert!(
@@ -339,30 +287,27 @@ fn index_shows_a_campaign_in_progress_with_its_figures() {
     let tmp = TempDir::new("campaign", "index");
     let certs = tmp.path("certs");
     let dir = certs.join("4x4-partial");
-    let partial = amazons(&[
-        "solve",
-        "4x4",
-        "--shards",
-        s(&dir),
-        "-q",
-        "--hash",
-        "8",
-        "--max-nodes",
-        "400",
-    ]);
+    let partial = amazons(&sharded("4x4", &dir, "-q --hash 8 --max-nodes 400"));
     assert_eq!(partial.code, 1, "{partial:?}");
     let times = std::fs::read_to_string(dir.join("times.tsv")).expect("times");
     let nodes: u64 = times
         .lines()
         .filter_map(|l| l.split('\t').nth(2)?.parse::<u64>().ok())
         .sum();
-    let out = ok(&["index", s(&certs)]);
-    let index = std::fs::read_to_string(certs.join("index.md")).expect("index");
-    let row = index
-        .lines()
-        .find(|l| l.starts_with("| 4x4-partial/ |"))
-        .unwrap_or_else(|| panic!("{index}"));
-    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // `amazons index` on the directory: its output, and the cells of the campaign's row
+    // of index.md.
+    let index = || {
+        let out = ok(&["index", s(&certs)]);
+        let index = std::fs::read_to_string(certs.join("index.md")).expect("index");
+        let row = index
+            .lines()
+            .find(|l| l.starts_with("| 4x4-partial/ |"))
+            .unwrap_or_else(|| panic!("{index}"))
+            .to_string();
+        let cells: Vec<String> = row.split('|').map(|c| c.trim().to_string()).collect();
+        (out, row, cells)
+    };
+    let (out, row, cells) = index();
     let proved = shard_files(&dir).len();
     assert_eq!(cells[4], format!("{proved} / 44"), "{row}");
     assert_eq!(cells[5], nodes.to_string(), "{row}");
@@ -383,13 +328,7 @@ fn index_shows_a_campaign_in_progress_with_its_figures() {
     // Without the record of tasks started, the open ones are untried: the mean time of
     // the tasks solved so far gives an estimate.
     std::fs::remove_file(dir.join("started.tsv")).expect("started.tsv");
-    ok(&["index", s(&certs)]);
-    let index = std::fs::read_to_string(certs.join("index.md")).expect("index");
-    let row = index
-        .lines()
-        .find(|l| l.starts_with("| 4x4-partial/ |"))
-        .unwrap_or_else(|| panic!("{index}"));
-    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let (_, row, cells) = index();
     assert_ne!(cells[7], "-", "an estimate of the hours left: {row}");
 }
 
@@ -399,17 +338,7 @@ fn a_settled_root_stops_the_tasks_in_flight_without_splitting_them() {
     let dir = tmp.path("5x4");
     // 5x4 is a first-player win: the first winning move settles the root, and the other
     // thread's task, if one is in flight, stops instead of climbing the ladder or splitting.
-    let out = ok(&[
-        "solve",
-        "5x4",
-        "--shards",
-        s(&dir),
-        "--hash",
-        "16",
-        "--threads",
-        "2",
-        "-q",
-    ]);
+    let out = ok(&sharded("5x4", &dir, "--hash 16 --threads 2 -q"));
     assert!(out.stdout.contains("result: White wins"), "{out:?}");
     let d = decisions(&dir);
     let won = d
@@ -431,18 +360,7 @@ fn a_resumed_run_takes_the_recorded_task_order_without_ranking_again() {
     let tmp = TempDir::new("campaign", "order");
     let dir = tmp.path("4x4");
     // A budget too small for some tasks: each run ends with open tasks (exit 1).
-    let args = [
-        "solve",
-        "4x4",
-        "--shards",
-        s(&dir),
-        "-q",
-        "--hash",
-        "8",
-        "--max-nodes",
-        "400",
-        "--guess-order",
-    ];
+    let args = sharded("4x4", &dir, "-q --hash 8 --max-nodes 400 --guess-order");
     for run in 0..2 {
         let out = amazons(&args);
         assert_eq!(out.code, 1, "run {run}: {out:?}");

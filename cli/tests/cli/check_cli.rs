@@ -1,7 +1,7 @@
 //! `amazons check` and `amazons-check` on manifests: thread counts, damaged and missing shards, non-canonical bodies, unfinished directories.
 
-use crate::common::{amazons_check_exe, run_exe, s, scratch, EXE};
-use std::path::{Path, PathBuf};
+use crate::common::{amazons_check_exe, run_exe, s, scratch, sharded, shards_in, EXE};
+use std::path::Path;
 
 /// Runs `amazons check ARGS` and `amazons-check ARGS` (when built); returns their results.
 fn both(args: &[&str]) -> Vec<(i32, String, String)> {
@@ -20,18 +20,6 @@ fn both(args: &[&str]) -> Vec<(i32, String, String)> {
 fn solve(args: &[&str]) {
     let (code, out, err) = run_exe(Path::new(EXE), args).parts();
     assert_eq!(code, 0, "{out}{err}");
-}
-
-/// A file with a correct header, hash and sentinel around `body`.
-fn wrap(body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&amazons_format::MAGIC);
-    out.extend_from_slice(&amazons_format::VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&amazons_format::hash_body(body));
-    out.extend_from_slice(body);
-    out.extend_from_slice(&amazons_format::SENTINEL);
-    out
 }
 
 #[test]
@@ -56,7 +44,7 @@ fn a_4x4_certificate_with_a_padded_varint_is_damaged_for_both_checkers() {
     padded.push(0x00);
     padded.extend_from_slice(&body[end..]);
     let file = dir.join("padded.cert");
-    std::fs::write(&file, wrap(&padded)).expect("write");
+    std::fs::write(&file, amazons_format::file::frame(&padded)).expect("write");
     for (code, stdout, stderr) in both(&[s(&file)]) {
         assert_eq!(code, 2, "{stdout}{stderr}");
         assert!(stderr.contains("not canonical"), "{stderr}");
@@ -77,7 +65,7 @@ fn untimed(stdout: &str) -> String {
 fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
     let dir = scratch("check-cli", "threads");
     let run = dir.join("4x4");
-    solve(&["solve", "4x4", "--shards", s(&run), "-q", "--hash", "8"]);
+    solve(&sharded("4x4", &run, "-q --hash 8"));
     let manifest = run.join("manifest.cert");
     assert!(manifest.is_file(), "an uncompressed manifest");
     let one = both(&["--threads", "1", s(&manifest)]);
@@ -107,12 +95,7 @@ fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
     std::fs::remove_file(&wrong).expect("remove");
 
     // A damaged shard (a body byte flipped: its hash fails) and a missing one exit 2.
-    let shard = std::fs::read_dir(run.join("shards"))
-        .expect("shards")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".cert"))
-        .expect("a shard");
+    let shard = shards_in(&run, ".cert").swap_remove(0);
     let good = std::fs::read(&shard).expect("read");
     let mut bad = good.clone();
     let n = bad.len();
@@ -138,11 +121,7 @@ fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
     // Without its manifest the directory is an unfinished result: it says so, and each
     // shard is checked as a certificate of its own position (no claim about the board).
     std::fs::remove_file(&manifest).expect("remove the manifest");
-    let files: Vec<PathBuf> = std::fs::read_dir(run.join("shards"))
-        .expect("shards")
-        .flatten()
-        .map(|e| e.path())
-        .collect();
+    let files = shards_in(&run, "");
     let shards = files.len();
     assert!(shards > 1, "a sharded 4x4 has several shards");
     for (code, stdout, stderr) in both(&[s(&run)]) {

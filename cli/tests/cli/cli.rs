@@ -1,6 +1,8 @@
 //! Command-line tests of `amazons` (perft, solve, check, show, bad input) and of `amazons-check` beside it.
 
-use crate::common::{amazons, amazons_check_exe, ok, run_exe, s, Out, TempDir};
+use crate::common::{
+    amazons, amazons_check_exe, ok, run_exe, s, shard_names, sharded, shards_in, Out, TempDir,
+};
 use amazons_checker::rules;
 use amazons_format::{Color, Position};
 use std::path::{Path, PathBuf};
@@ -243,17 +245,11 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
 
     // Black to move wins after b1-a1xb1: the first move listed is a proved win, and an
     // independent solve after it agrees; a move listed as lost is a White win.
-    let out = ok(&[
-        "rank",
-        "4x4",
-        "--moves",
-        "b1-a1xb1",
-        "-q",
-        "--top",
-        "0",
-        "--max-nodes",
-        "2000000",
-    ]);
+    let rank = |top| {
+        let args = ["rank", "4x4", "--moves", "b1-a1xb1", "-q", "--top", top];
+        ok(&[&args[..], &["--max-nodes", "2000000"]].concat())
+    };
+    let out = rank("0");
     let lines = rank_lines(&out);
     let (best, verdict) = &lines[0];
     assert_eq!(verdict, "proved win", "{}", out.stdout);
@@ -268,18 +264,7 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
         assert_eq!(solved.last_line(), "result: White wins");
     }
     // --top keeps the order and cuts the list.
-    let top = ok(&[
-        "rank",
-        "4x4",
-        "--moves",
-        "b1-a1xb1",
-        "-q",
-        "--top",
-        "3",
-        "--max-nodes",
-        "2000000",
-    ]);
-    assert_eq!(rank_lines(&top), lines[..3].to_vec());
+    assert_eq!(rank_lines(&rank("3")), lines[..3].to_vec());
     assert_usage_error(&["rank", "4x4", "--max-nodes", "0"]);
     assert_usage_error(&["rank", "4x4", "--moves", "z9-z8xz7"]);
 }
@@ -349,14 +334,7 @@ fn bad_inputs_exit_2_with_one_error_line() {
     let m = assert_usage_error(&["db", "build-active", "--tiers", "3x5:0"]);
     assert!(m.contains("3x5:0"), "{m}");
     let dir = TempDir::new("cli", "zero-threads");
-    let m = assert_usage_error(&[
-        "solve",
-        "4x4",
-        "--shards",
-        s(&dir.path("s")),
-        "--threads",
-        "0",
-    ]);
+    let m = assert_usage_error(&sharded("4x4", &dir.path("s"), "--threads 0"));
     assert!(m.contains("thread"), "{m}");
     // The split's retry factor needs a sharded solve and is a number (clap's own
     // messages, with a usage hint after the error line).
@@ -487,12 +465,7 @@ fn tasks_run_elsewhere_assemble_into_a_checked_manifest() {
     args.extend(["--shards", s(&dir2), "--threads", "2", "-q", "--hash", "16"]);
     let out = ok(&args);
     assert_eq!(out.last_line(), "result: Black wins");
-    let first_shard = std::fs::read_dir(dir2.join("shards"))
-        .expect("shards dir")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "cert"))
-        .expect("a shard");
+    let first_shard = shards_in(&dir2, ".cert").swap_remove(0);
     std::fs::remove_file(first_shard).expect("remove a shard");
     let out = amazons(&["check", s(&dir2.join("manifest.cert"))]);
     assert_eq!(
@@ -517,29 +490,12 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
         s(&dir.join("4x4.cert")),
     ]);
     // A finished sharded result and an unfinished one (budget too small for some tasks).
-    ok(&[
-        "solve",
+    ok(&sharded("4x4", &dir.join("4x4-sharded"), "-q --hash 8"));
+    let partial = amazons(&sharded(
         "4x4",
-        "--shards",
-        s(&dir.join("4x4-sharded")),
-        "-q",
-        "--hash",
-        "8",
-    ]);
-    let partial = run_exe(
-        Path::new(env!("CARGO_BIN_EXE_amazons")),
-        &[
-            "solve",
-            "4x4",
-            "--shards",
-            s(&dir.join("4x4-partial")),
-            "-q",
-            "--hash",
-            "8",
-            "--max-nodes",
-            "400",
-        ],
-    );
+        &dir.join("4x4-partial"),
+        "-q --hash 8 --max-nodes 400",
+    ));
     assert_eq!(partial.code, 1, "{partial:?}");
     std::fs::write(
         dir.join("README.md"),
@@ -570,7 +526,7 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
 fn sharded_4x4(tag: &str) -> (TempDir, PathBuf) {
     let tmp = TempDir::new("cli", tag);
     let dir = tmp.path("4x4");
-    ok(&["solve", "4x4", "--shards", s(&dir), "-q", "--hash", "8"]);
+    ok(&sharded("4x4", &dir, "-q --hash 8"));
     (tmp, dir)
 }
 
@@ -586,16 +542,11 @@ fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
     let checked = ok(&["check", s(&dir), s(&tmp.path("4x4.cert.zst"))]);
     assert!(checked.stdout.contains("in 44 shards"), "{checked:?}");
     // A rerun finds every compressed shard and keeps the compressed manifest.
-    let again = ok(&["solve", "4x4", "--shards", s(&dir), "--hash", "8"]);
+    let again = ok(&sharded("4x4", &dir, "--hash 8"));
     assert!(again.stdout.contains("(44 resumed)"), "{again:?}");
     assert!(!dir.join("manifest.cert").exists());
     // A damaged compressed shard fails the manifest's check.
-    let victim = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".cert.zst"))
-        .expect("a compressed shard");
+    let victim = shards_in(&dir, ".cert.zst").swap_remove(0);
     let mut bytes = std::fs::read(&victim).expect("read");
     let n = bytes.len();
     bytes[n / 2] ^= 0x40;
@@ -610,13 +561,7 @@ fn compressed_certificates_and_shards_check_resume_and_reject_damage() {
 #[test]
 fn compress_stops_at_a_damaged_file_and_loses_nothing() {
     let (_tmp, dir) = sharded_4x4("compress-damaged");
-    let shards = dir.join("shards");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&shards)
-        .expect("shards")
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    files.sort();
+    let files = shards_in(&dir, "");
     let victim = files[files.len() / 2].clone();
     let good = std::fs::read(&victim).expect("read");
     let mut bad = good.clone();
@@ -668,28 +613,14 @@ fn db_audit_covers_the_active_table() {
     ]);
     let built = ok(&["db", "build-active", "--db-dir", d, "--tiers", "2x3,1x5"]);
     assert!(built.stdout.contains("2x3 (<=6 each)"), "{}", built.stdout);
-    let out = ok(&[
-        "db",
-        "audit",
-        "--db-dir",
-        d,
-        "--sample",
-        "200",
-        "--active-sample",
-        "300",
-    ]);
+    let audit = |sample, active_sample| {
+        let args = ["db", "audit", "--db-dir", d, "--sample", sample];
+        ok(&[&args[..], &["--active-sample", active_sample]].concat())
+    };
+    let out = audit("200", "300");
     assert!(out.stdout.contains("active audit"), "{}", out.stdout);
     assert_eq!(out.last_line(), "audit: ok");
-    let skipped = ok(&[
-        "db",
-        "audit",
-        "--db-dir",
-        d,
-        "--sample",
-        "20",
-        "--active-sample",
-        "0",
-    ]);
+    let skipped = audit("20", "0");
     assert!(
         !skipped.stdout.contains("active audit"),
         "{}",
@@ -762,15 +693,7 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
 fn prune_removes_only_the_shards_the_manifest_does_not_need() {
     let (tmp, dir) = sharded_4x4("prune");
     let shards = dir.join("shards");
-    let listing = || -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(&shards)
-            .expect("shards")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    };
+    let listing = || shard_names(&dir, "");
     let before = listing();
     let out = ok(&["prune", s(&dir), "--dry-run"]);
     assert!(

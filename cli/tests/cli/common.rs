@@ -22,6 +22,15 @@ impl Out {
         self.stdout.lines().last().unwrap_or("")
     }
 
+    /// The first line of stdout (`err` false) or stderr (`err` true) that starts with
+    /// `prefix`; panics when there is none.
+    pub fn line(&self, err: bool, prefix: &str) -> &str {
+        let text = if err { &self.stderr } else { &self.stdout };
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?}: {self:?}"))
+    }
+
     /// Exit code, stdout and stderr as a tuple.
     pub fn parts(self) -> (i32, String, String) {
         (self.code, self.stdout, self.stderr)
@@ -51,6 +60,38 @@ pub fn ok(args: &[&str]) -> Out {
     let out = amazons(args);
     assert_eq!(out.code, 0, "amazons {args:?} failed: {out:?}");
     out
+}
+
+/// The arguments of a sharded solve: `solve BOARD --shards DIR`, then FLAGS split at white
+/// space.
+pub fn sharded<'a>(board: &'a str, dir: &'a Path, flags: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["solve", board, "--shards", s(dir)];
+    args.extend(flags.split_whitespace());
+    args
+}
+
+/// The files in `DIR/shards` whose names end with `suffix` ("" for all), sorted; none when
+/// there is no such directory (yet).
+pub fn shards_in(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("shards"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.to_string_lossy().ends_with(suffix))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The names of [`shards_in`]`(dir, suffix)`.
+pub fn shard_names(dir: &Path, suffix: &str) -> Vec<String> {
+    shards_in(dir, suffix)
+        .iter()
+        .filter_map(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+        .collect()
 }
 
 /// The workspace root.

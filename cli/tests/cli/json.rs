@@ -1,11 +1,10 @@
 //! `--json` on solve, check, value, eval, perft and rank: one JSON object on stdout, whose
 //! fields agree with the text output and with facts computed here by plain rules code.
 
-use crate::common::{amazons, TempDir};
+use crate::common::{amazons, sharded, TempDir};
 use amazons_checker::rules;
 use amazons_format::{Color, Position};
 use serde_json::Value;
-use std::path::Path;
 
 fn text(args: &[&str]) -> String {
     let out = amazons(args);
@@ -82,7 +81,7 @@ fn solve_json_matches_the_certificate_and_a_plain_search() {
     let tmp = TempDir::new("json", "solve");
     for (side, color) in [("white", Color::White), ("black", Color::Black)] {
         let file = tmp.file(&format!("{side}.cert"));
-        let v = json(&[
+        let args = [
             "solve",
             "--position",
             SMALL,
@@ -91,7 +90,8 @@ fn solve_json_matches_the_certificate_and_a_plain_search() {
             "-q",
             "-o",
             &file,
-        ]);
+        ];
+        let v = json(&args);
         let pos = Position::parse_grid(SMALL, color).expect("grid");
         let winner = if to_move_wins(&pos) {
             color
@@ -125,16 +125,7 @@ fn solve_json_matches_the_certificate_and_a_plain_search() {
             Some(nodes["search"].as_u64().unwrap_or(0) + nodes["extraction"].as_u64().unwrap_or(0))
         );
         // The text output of the same solve.
-        let t = text(&[
-            "solve",
-            "--position",
-            SMALL,
-            "--to-move",
-            side,
-            "-q",
-            "-o",
-            &file,
-        ]);
+        let t = text(&args);
         assert_eq!(field(&t, "result"), format!("{} wins", winner.name()));
     }
 }
@@ -142,41 +133,22 @@ fn solve_json_matches_the_certificate_and_a_plain_search() {
 #[test]
 fn sharded_solve_json_names_the_manifest() {
     let tmp = TempDir::new("json", "sharded");
-    let dir = tmp.file("4x4");
-    let v = json(&[
-        "solve",
-        "4x4",
-        "--shards",
-        &dir,
-        "--threads",
-        "1",
-        "--hash",
-        "16",
-        "-q",
-    ]);
+    let dir = tmp.path("4x4");
+    let args = sharded("4x4", &dir, "--threads 1 --hash 16 -q");
+    let v = json(&args);
     assert_eq!(v["sharded"], true);
     assert_eq!(v["winner"], "Black");
-    let manifest = Path::new(&dir).join("manifest.cert");
+    let manifest = dir.join("manifest.cert");
     assert_eq!(v["manifest"], manifest.to_str().expect("utf-8"));
     let bytes = std::fs::read(&manifest).expect("manifest");
     let cert = amazons_format::decode(&bytes).expect("decodes");
     assert_eq!(v["claim"], cert.root.describe().as_str());
-    let shard_files = std::fs::read_dir(Path::new(&dir).join("shards"))
+    let shard_files = std::fs::read_dir(dir.join("shards"))
         .expect("shards")
         .count() as u64;
     assert_eq!(v["shards"].as_u64(), Some(shard_files));
     // Resumed: every task found on disk, the same root hash.
-    let again = json(&[
-        "solve",
-        "4x4",
-        "--shards",
-        &dir,
-        "--threads",
-        "1",
-        "--hash",
-        "16",
-        "-q",
-    ]);
+    let again = json(&args);
     assert_eq!(again["resumed"], again["tasks"]);
     assert_eq!(again["root_blake3"], v["root_blake3"]);
 }

@@ -1,7 +1,7 @@
 //! SGF through the command line: `amazons export --sgf` round trips (export, parse back,
 //! replay, positions agree), and `--sgf FILE` wherever `--position`/`--moves` are.
 
-use crate::common::{amazons, ok, workspace, Out, TempDir};
+use crate::common::{amazons, ok, sharded, workspace, Out, TempDir};
 use amazons_checker::rules;
 use amazons_format::sgf::{self, GameTree};
 use amazons_format::{Color, Move, Position};
@@ -163,14 +163,7 @@ fn export_5x4_round_trips_and_its_lines_stay_won() {
     let claim = root_claim(&cert);
     let opts = amazons_solver::Options {
         hash_mib: 16,
-        max_nodes: None,
-        progress: false,
-        eval: Some(Default::default()),
-        db: None,
-        active_db: None,
-        live_nodes: None,
-        numbers: Default::default(),
-        max_steps: None,
+        ..Default::default()
     };
     for (pos, _) in walk.ends.iter().step_by(25) {
         let solved = amazons_solver::solve(pos, &opts, "test").expect("solves");
@@ -181,26 +174,16 @@ fn export_5x4_round_trips_and_its_lines_stay_won() {
 #[test]
 fn export_of_a_sharded_result_with_transpositions_and_leaves_round_trips() {
     let tmp = TempDir::new("sgf", "sharded");
-    let dir = tmp.file("4x4");
-    ok(&[
-        "solve",
-        "4x4",
-        "--shards",
-        &dir,
-        "--threads",
-        "1",
-        "--hash",
-        "16",
-        "-q",
-    ]);
-    let (walk, text, _) = round_trip(Path::new(&dir), 5, &[]);
+    let dir = tmp.path("4x4");
+    ok(&sharded("4x4", &dir, "--threads 1 --hash 16 -q"));
+    let (walk, text, _) = round_trip(&dir, 5, &[]);
     assert!(walk.nodes > 100);
     assert!(
         text.contains("found by solving"),
         "no move past a leaf was needed?"
     );
     // Without solving, lines end at the proof's leaves, with a comment saying so.
-    let (_, text, _) = round_trip(Path::new(&dir), 5, &["--no-solve"]);
+    let (_, text, _) = round_trip(&dir, 5, &["--no-solve"]);
     assert!(
         text.contains("the proof ends here in a"),
         "{}",
