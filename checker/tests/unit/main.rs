@@ -4,3 +4,14 @@ mod cli;
 mod parallel;
 mod proof;
 mod rules;
+
+/// A xorshift64 stream from `seed` (not zero): reproducible pseudo-random words for the tests.
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

@@ -362,29 +362,30 @@ fn outlast_uses_the_exact_one_player_maximum() {
 /// a dead White queen on e3, arrows elsewhere. Components: {a1 b1 c1}, {a3 b3}, {e3} (dead).
 const TWO_AREAS: &str = "X.##O|#####|O..##";
 
-fn part_white_two_moves(root: &Claim) -> Vec<Step> {
-    // "White wins a1 b1 c1 with Black to move holding 2 spares": Black spares, White moves.
+/// A Sum step over [`TWO_AREAS`] with `parts`, then the first child of each part.
+fn two_area_sum(root: &Claim, parts: &[(i32, bool)]) -> Vec<Step> {
     vec![
+        sum(parts),
+        // "White wins a1 b1 c1 with Black to move holding 2 spares": Black spares, White
+        // moves.
         Step::ReplyAll,
         choice(root, "a1-b1xa1"),
         Step::ReplyAll,
         choice(root, "b1-c1xb1"),
         Step::NoMove,
+        // "White wins a3 b3 with Black to move, White holding spares": Black moves, White
+        // spares.
+        Step::ReplyAll,
+        Step::Choice(Action::Spare),
+        Step::NoMove,
     ]
-}
-
-fn part_black_one_move() -> Vec<Step> {
-    // "White wins a3 b3 with Black to move, White holding spares": Black moves, White spares.
-    vec![Step::ReplyAll, Step::Choice(Action::Spare), Step::NoMove]
 }
 
 #[test]
 fn sum_over_two_components_with_spares_accepted() {
     for to_move in [W, B] {
         let root = claim(TWO_AREAS, to_move, 0, W);
-        let mut steps = vec![sum(&[(2, false), (-1, false)])];
-        steps.extend(part_white_two_moves(&root));
-        steps.extend(part_black_one_move());
+        let steps = two_area_sum(&root, &[(2, false), (-1, false)]);
         let report = ok(&root, steps);
         assert_eq!(report.steps, 9);
         assert_eq!(report.proven_claims, 9);
@@ -414,15 +415,11 @@ fn sum_that_does_not_add_up_is_rejected() {
     assert_eq!(f, Failure::SumShort { s: 0 });
     // s = 0 is enough with the loser to move.
     let black = claim(TWO_AREAS, B, 0, W);
-    let mut steps = vec![sum(&[(2, false), (-2, false)])];
-    steps.extend(part_white_two_moves(&black));
-    steps.extend(part_black_one_move());
+    let steps = two_area_sum(&black, &[(2, false), (-2, false)]);
     ok(&black, steps);
     // Spares in the claim enter s: White holding one more spare lifts s to 1.
     let spare = claim(TWO_AREAS, W, -1, W);
-    let mut steps = vec![sum(&[(2, false), (-2, false)])];
-    steps.extend(part_white_two_moves(&spare));
-    steps.extend(part_black_one_move());
+    let steps = two_area_sum(&spare, &[(2, false), (-2, false)]);
     ok(&spare, steps);
     // Bounds beyond MAX_SPARE.
     let f = failure(&root, vec![sum(&[(101, false), (-1, false)])]);
@@ -439,9 +436,7 @@ fn sum_that_does_not_add_up_is_rejected() {
 fn sum_with_a_strict_part_needs_the_extra_child() {
     // s = 0 with White to move: accepted because part 2 claims a3 b3 > -2 strictly.
     let root = claim(TWO_AREAS, W, 0, W);
-    let mut steps = vec![sum(&[(2, false), (-2, true)])];
-    steps.extend(part_white_two_moves(&root));
-    steps.extend(part_black_one_move());
+    let steps = two_area_sum(&root, &[(2, false), (-2, true)]);
     let strict_child = vec![
         Step::Choice(Action::Spare),
         Step::ReplyAll,
@@ -462,9 +457,7 @@ fn sum_with_a_strict_part_needs_the_extra_child() {
 fn sum_children_are_checked_with_their_own_claims() {
     // Claiming a1 b1 c1 is worth 3 to White: the local proof cannot finish.
     let root = claim(TWO_AREAS, W, 0, W);
-    let mut steps = vec![sum(&[(3, false), (-1, false)])];
-    steps.extend(part_white_two_moves(&root));
-    steps.extend(part_black_one_move());
+    let steps = two_area_sum(&root, &[(3, false), (-1, false)]);
     let e = err(&root, steps);
     assert_eq!(e.path[0], "[part 1, bound 3]");
     assert_eq!(e.position.grid(), "#####|#####|##O##");
@@ -604,17 +597,9 @@ fn check_bytes_separates_unreadable_from_wrong() {
 #[test]
 fn random_steps_never_panic() {
     // Replace each step of good certificates by arbitrary steps (wild squares included).
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
     let root = claim(TWO_AREAS, W, 0, W);
-    let mut base = vec![sum(&[(2, false), (-1, false)])];
-    base.extend(part_white_two_moves(&root));
-    base.extend(part_black_one_move());
+    let base = two_area_sum(&root, &[(2, false), (-1, false)]);
     for _ in 0..3000 {
         let mut steps = base.clone();
         let i = (next() % steps.len() as u64) as usize;

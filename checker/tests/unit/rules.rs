@@ -181,13 +181,7 @@ fn one_player_max_agrees_with_a_naive_search() {
         memo.insert(p.cells.clone(), best);
         best
     }
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::xorshift(0x2545_f491_4f6c_dd1d);
     let cells = [
         Cell::Empty,
         Cell::Empty,

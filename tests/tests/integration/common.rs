@@ -1,6 +1,5 @@
 //! Shared helpers: paths, a seeded generator, solving, random positions and the proof-tree walker.
 
-use amazons_checker::rules;
 use amazons_format::{Cell, Certificate, Claim, Color, Move, Position, Step};
 use amazons_solver::{Geometry, Options, Pos, Solved};
 use std::path::{Path, PathBuf};
@@ -50,14 +49,7 @@ impl Rng {
 pub fn small_options() -> Options {
     Options {
         hash_mib: 16,
-        max_nodes: None,
-        progress: false,
-        eval: Some(Default::default()),
-        db: None,
-        active_db: None,
-        live_nodes: None,
-        numbers: Default::default(),
-        max_steps: None,
+        ..Options::default()
     }
 }
 
@@ -178,38 +170,11 @@ fn walk(cert: &Certificate, claim: Claim, next: &mut usize, nodes: &mut [Option<
             Vec::new()
         }
         Step::Sum { parts } => {
-            let pos = &claim.position;
-            let x = claim.winner;
-            let y = x.opponent();
-            let live: Vec<Vec<usize>> = rules::partition(pos)
+            let live = amazons_checker::live_components(&claim.position);
+            amazons_checker::part_claims(&claim, &live, parts)
                 .into_iter()
-                .filter(|comp| {
-                    let has = |c: Cell| comp.iter().any(|&sq| pos.cells[sq] == c);
-                    has(Cell::Empty) && (has(Cell::White) || has(Cell::Black))
-                })
-                .collect();
-            let mut out = Vec::new();
-            for (comp, part) in live.iter().zip(parts) {
-                let local = rules::restrict(pos, comp);
-                let spare = match y {
-                    Color::Black => part.bound,
-                    Color::White => -part.bound,
-                };
-                let mut movers = vec![y];
-                if part.strict {
-                    movers.push(x);
-                }
-                for to_move in movers {
-                    let mut position = local.clone();
-                    position.to_move = to_move;
-                    out.push(Claim {
-                        position,
-                        spare,
-                        winner: x,
-                    });
-                }
-            }
-            out
+                .map(|p| p.claim)
+                .collect()
         }
     };
     let mut children = Vec::with_capacity(child_claims.len());
@@ -336,17 +301,4 @@ pub fn committed_certificates() -> Vec<PathBuf> {
     out
 }
 
-/// A file with a correct header, hash and sentinel around an arbitrary `body`.
-pub fn wrap_body(body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&amazons_format::MAGIC);
-    out.extend_from_slice(&amazons_format::VERSION.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&amazons_format::hash_body(body));
-    out.extend_from_slice(body);
-    out.extend_from_slice(&amazons_format::SENTINEL);
-    out
-}
-
-/// Length of the fixed header before the body.
-pub const HEADER_LEN: usize = 52;
+pub use amazons_format::file::HEADER_LEN;

@@ -39,11 +39,13 @@ impl Arbitrary for Sample {
     }
 }
 
-fn quickcheck(tests: u64, seed: u64) -> QuickCheck {
+/// Runs `property` on `tests` samples drawn from `seed`.
+fn check(tests: u64, seed: u64, property: fn(Sample) -> TestResult) {
     QuickCheck::new()
         .tests(tests)
         .max_tests(tests * 2)
         .rng(Gen::from_size_and_seed(100, seed))
+        .quickcheck(property);
 }
 
 fn same_moves(s: Sample) -> TestResult {
@@ -99,7 +101,7 @@ fn same_moves(s: Sample) -> TestResult {
 
 #[test]
 fn solver_and_checker_generate_the_same_moves_in_the_same_order() {
-    quickcheck(5000, 11).quickcheck(same_moves as fn(Sample) -> TestResult);
+    check(5000, 11, same_moves);
 }
 
 /// Empty cells 8-adjacent to a queen of `color`, counted cell by cell on the checker's
@@ -153,7 +155,7 @@ fn liberties_agree(s: Sample) -> TestResult {
 
 #[test]
 fn incremental_liberties_match_a_plain_count() {
-    quickcheck(2000, 14).quickcheck(liberties_agree as fn(Sample) -> TestResult);
+    check(2000, 14, liberties_agree);
 }
 
 fn legality_agrees(s: Sample) -> TestResult {
@@ -208,7 +210,7 @@ fn legality_agrees(s: Sample) -> TestResult {
 
 #[test]
 fn solver_and_checker_agree_on_legality_of_random_moves() {
-    quickcheck(3000, 12).quickcheck(legality_agrees as fn(Sample) -> TestResult);
+    check(3000, 12, legality_agrees);
 }
 
 fn notation_round_trips(s: Sample) -> TestResult {
@@ -249,7 +251,7 @@ fn notation_round_trips(s: Sample) -> TestResult {
 
 #[test]
 fn notation_round_trips_on_random_positions() {
-    quickcheck(2000, 13).quickcheck(notation_round_trips as fn(Sample) -> TestResult);
+    check(2000, 13, notation_round_trips);
 }
 
 #[test]

@@ -102,12 +102,12 @@ fn perft_file_has_the_ground_truth_cases() {
     }
 }
 
-#[test]
-fn solver_perft_matches_ground_truth() {
+/// Asserts that `perft` gives every count of perft.txt.
+fn assert_ground_truth(perft: fn(&Position, u32) -> u64) {
     for case in cases() {
         let p = case.position();
         assert_eq!(
-            solver_perft(&p, case.depth),
+            perft(&p, case.depth),
             case.count,
             "perft.txt:{}: {case:?}",
             case.line
@@ -116,16 +116,13 @@ fn solver_perft_matches_ground_truth() {
 }
 
 #[test]
+fn solver_perft_matches_ground_truth() {
+    assert_ground_truth(solver_perft);
+}
+
+#[test]
 fn checker_perft_matches_ground_truth() {
-    for case in cases() {
-        let p = case.position();
-        assert_eq!(
-            checker_perft(&p, case.depth),
-            case.count,
-            "perft.txt:{}: {case:?}",
-            case.line
-        );
-    }
+    assert_ground_truth(checker_perft);
 }
 
 #[test]
