@@ -4,7 +4,6 @@
 //! independent `amazons-checker` accepts the certificate it writes.
 
 pub mod ab;
-pub mod bitboard;
 pub mod campaign;
 pub mod compact;
 pub mod db;
@@ -14,7 +13,6 @@ pub mod eval;
 pub mod export;
 pub mod fig13;
 pub mod fig13_plot;
-pub mod geometry;
 pub mod play;
 pub mod pos;
 pub mod prune;
@@ -29,6 +27,8 @@ mod test_support;
 pub mod testset;
 pub mod tt;
 pub mod verified;
+
+pub use amazons_board::{bitboard, geometry};
 
 use amazons_format::{Certificate, Color, Move, Position};
 use std::time::Duration;

@@ -25,7 +25,6 @@
 //! Small mixed basic areas are instead searched whole (no split), which needs no such
 //! argument. The global verdict applies the winner rules of [`Bounds::winner`].
 
-pub mod bounds;
 pub mod cgt;
 pub mod fill;
 pub mod local;
@@ -35,6 +34,7 @@ pub mod static_rules;
 #[cfg(test)]
 mod tests;
 
+pub use amazons_board::bounds;
 pub use bounds::{Bound, BoundKind, Bounds, Rational};
 pub use partition::{Area, AreaKind, Source};
 pub use static_rules::Rule;
