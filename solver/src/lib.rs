@@ -6,7 +6,6 @@
 pub mod ab;
 pub mod campaign;
 pub mod compact;
-pub mod db;
 pub mod dfpn;
 pub mod emit;
 pub mod eval;
@@ -29,6 +28,7 @@ pub mod tt;
 pub mod verified;
 
 pub use amazons_board::{bitboard, geometry};
+pub use amazons_db as db;
 
 use amazons_format::{Certificate, Color, Move, Position};
 use std::time::Duration;

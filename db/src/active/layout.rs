@@ -1,7 +1,7 @@
 //! The perfect index of an active table: the positions of each region in colex order of their queen sets.
 
 use super::MAX_AREA;
-use crate::db::index::{compress, expand};
+use crate::index::{compress, expand};
 
 const NB: usize = MAX_AREA as usize + 1;
 
@@ -33,12 +33,12 @@ pub(super) fn binom(n: u32, k: u32) -> u64 {
 /// Colex rank of a subset of `{0..MAX_AREA}`.
 #[inline]
 fn rank(mask: u128) -> u64 {
-    crate::db::index::rank_by(mask, binom)
+    crate::index::rank_by(mask, binom)
 }
 
 /// The `k`-subset of `{0..n}` with colex rank `r`.
 fn unrank(r: u64, k: u32, n: u32) -> u128 {
-    crate::db::index::unrank_by(r, k, n, binom)
+    crate::index::unrank_by(r, k, n, binom)
 }
 
 /// Perfect index of the positions of a region of `n` squares with at most `cap` queens of

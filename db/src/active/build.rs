@@ -7,16 +7,16 @@ use super::{
     thermograph_outcome, ActiveConfig, Record, ACTIVE_FILE, ACTIVE_VERSION, CACHE_LIMIT,
     TICK_EVERY, TRAILER_LEN,
 };
-use crate::bitboard::Bb;
-use crate::db::build::{children, deposit, ChildComp};
-use crate::db::checkpoint;
-use crate::db::frame_geometry;
-use crate::db::index::{expand, next_combination};
-use crate::db::regions::{squares, FRAME};
-use crate::db::regions::{RegionIndex, Shape};
-use crate::db::store::{hex, write_atomic, DbError};
-use crate::db::view::index_mask;
-use crate::geometry::Geometry;
+use crate::build::{children, deposit, ChildComp};
+use crate::checkpoint;
+use crate::frame_geometry;
+use crate::index::{expand, next_combination};
+use crate::regions::{squares, FRAME};
+use crate::regions::{RegionIndex, Shape};
+use crate::store::{hex, write_atomic, DbError};
+use crate::view::index_mask;
+use amazons_board::bitboard::Bb;
+use amazons_board::geometry::Geometry;
 use amazons_cgt::{BoundKind, GameId, GameStore, Thermograph};
 use std::collections::HashMap;
 use std::fmt;

@@ -5,9 +5,9 @@ use super::{
     to_eval_bounds, ActiveConfig, Record, Tier, ACTIVE_KIND, ACTIVE_VERSION, HEADER_LEN,
     TRAILER_LEN,
 };
-use crate::db::regions::FRAME_ALL;
-use crate::db::regions::{canonical, dims, is_connected, RegionIndex, Shape};
-use crate::db::store::{check_start, u32_at, u64_at, DbError, MAGIC, SENTINEL};
+use crate::regions::FRAME_ALL;
+use crate::regions::{canonical, dims, is_connected, RegionIndex, Shape};
+use crate::store::{check_start, u32_at, u64_at, DbError, MAGIC, SENTINEL};
 use amazons_cgt::thermograph::Trajectory;
 use amazons_cgt::{Bound, BoundKind, Class, InfKind, Outcome, Rational, Thermograph};
 use std::path::Path;

@@ -13,8 +13,8 @@ use super::index::{expand, for_each_subset, groups, Kind};
 use super::regions::{squares, Shape};
 use super::store::DbError;
 use super::view::View;
-use crate::bitboard::Bb;
-use crate::geometry::Geometry;
+use amazons_board::bitboard::Bb;
+use amazons_board::geometry::Geometry;
 
 /// Appends the values of every position of canonical region `c` in the table `kind`
 /// (blocker: at least one blocker, at most `k` queens in all; simple: 1..=`k` queens and

@@ -63,10 +63,10 @@ pub use report::{class_name, value_report, value_report_with_limit};
 use table::offsets_and_caps;
 pub use table::{bench_active_lookup, ActiveDb, ActivePosition};
 
-use crate::db::regions::FRAME;
-use crate::db::regions::{enumerate, RegionSpec, Shape};
-use crate::db::store::DbError;
-use crate::eval::bounds as eb;
+use crate::regions::FRAME;
+use crate::regions::{enumerate, RegionSpec, Shape};
+use crate::store::DbError;
+use amazons_board::bounds as eb;
 use amazons_cgt::{Bound, Class, Outcome, Rational, Thermograph};
 use std::collections::HashSet;
 

@@ -4,15 +4,15 @@ use super::build::{build_active, ActiveProgress, ActiveSummary};
 use super::file::{decode, open_streaming, STREAM_FROM};
 use super::layout::ActiveLayout;
 use super::{ActiveConfig, ActiveEntry, Record, ACTIVE_FILE, HEADER_LEN, TRAILER_LEN};
-use crate::bitboard::Bb;
-use crate::db::build::deposit;
-use crate::db::regions::{dims, RegionIndex, Shape};
-use crate::db::regions::{normalize, squares, FRAME};
-use crate::db::store::{hex, DbError};
-use crate::db::view::{index_mask, index_mask64};
-use crate::db::{embed, thread_cpu_time, to_frame, Entry, Rng};
-use crate::eval::bounds as eb;
-use crate::geometry::Geometry;
+use crate::build::deposit;
+use crate::regions::{dims, RegionIndex, Shape};
+use crate::regions::{normalize, squares, FRAME};
+use crate::store::{hex, DbError};
+use crate::view::{index_mask, index_mask64};
+use crate::{embed, thread_cpu_time, to_frame, Entry, Rng};
+use amazons_board::bitboard::Bb;
+use amazons_board::bounds as eb;
+use amazons_board::geometry::Geometry;
 use amazons_cgt::Thermograph;
 use amazons_format::{Board, Cell, Position};
 use std::fmt;
@@ -58,7 +58,7 @@ impl ActivePosition {
     /// the region are arrows), Black to move.
     pub fn position(&self) -> Option<Position> {
         let pieces = [(self.black, Cell::Black), (self.white, Cell::White)];
-        crate::db::audit::region_position(self.shape, &pieces).map(|(pos, _)| pos)
+        crate::audit::region_position(self.shape, &pieces).map(|(pos, _)| pos)
     }
 }
 
@@ -243,7 +243,7 @@ impl ActiveDb {
             Ok(m) if m.len() >= stream_from.max((HEADER_LEN + TRAILER_LEN) as u64) => {
                 open_streaming(&path, m.len())
             }
-            _ => decode(&path, &crate::db::store::read_file(&path)?),
+            _ => decode(&path, &crate::store::read_file(&path)?),
         }
     }
 
@@ -255,7 +255,7 @@ impl ActiveDb {
         notice: &mut dyn FnMut(&str),
         progress: &mut dyn FnMut(&ActiveProgress),
     ) -> Result<(ActiveDb, Option<ActiveSummary>), DbError> {
-        crate::db::store::open_or_rebuild(
+        crate::store::open_or_rebuild(
             "active database",
             || ActiveDb::open(dir),
             |db| db.config == *cfg,
@@ -266,7 +266,7 @@ impl ActiveDb {
 
     /// Number of regions of each size.
     pub fn regions_by_size(&self) -> Vec<(u32, usize)> {
-        crate::db::regions::sizes(&self.shapes)
+        crate::regions::sizes(&self.shapes)
     }
 }
 

@@ -2,8 +2,8 @@
 
 use super::table::ActiveDb;
 use super::{outcome_of, thermograph_outcome, AUDIT_CACHE_LIMIT, AUDIT_LIMIT};
-use crate::db::store::DbError;
-use crate::db::Rng;
+use crate::store::DbError;
+use crate::Rng;
 use amazons_cgt::GameStore;
 use amazons_format::Color;
 use std::collections::HashSet;

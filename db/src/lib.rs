@@ -1,4 +1,4 @@
-//! Endgame territory databases: simple and blocker territories, built in dependency order, stored hashed, audited independently.
+//! Endgame databases: simple and blocker territory tables and active-area tables, built in dependency order, stored hashed, audited independently.
 //!
 //! - [`regions`]: polyking regions, canonical under the 8 symmetries, and the index that finds
 //!   a region in any orientation.
@@ -6,6 +6,8 @@
 //! - [`simple`], [`blocker`]: the per-region value computations (paper section III).
 //! - [`store`]: the file format (header, hash, sentinel), atomic writes, typed errors.
 //! - [`audit`]: recomputation of entries with code that shares nothing with the builder.
+//! - [`active`]: the active-area tables (thermographs of areas holding both colours), with
+//!   [`checkpoint`] for resuming their build.
 //!
 //! A *simple* entry is the exact maximum number of moves the queens of one colour can make
 //! alone in a region (queens plus empty squares, 8-connected). A *blocker* entry is the same
@@ -30,8 +32,8 @@ pub use regions::{RegionSpec, Shape};
 pub use simple::DefectStats;
 pub use store::DbError;
 
-use crate::bitboard::Bb;
-use crate::geometry::Geometry;
+use amazons_board::bitboard::Bb;
+use amazons_board::geometry::Geometry;
 use amazons_format::Board;
 use index::{groups, Layout};
 use regions::{dims, enumerate, transform_point, RegionIndex, FRAME};
