@@ -85,7 +85,7 @@ pub(crate) fn index(dir: &Path) -> Result<ExitCode> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read directory {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join(amazons_solver::shard::PLAN_FILE).is_file())
+        .filter(|p| p.join(amazons_campaign::shard::PLAN_FILE).is_file())
         .collect();
     dirs.sort();
     if files.is_empty() && dirs.is_empty() {
@@ -96,19 +96,19 @@ pub(crate) fn index(dir: &Path) -> Result<ExitCode> {
     }
     let mut progress = String::new();
     for sub in &dirs {
-        let plan = amazons_solver::shard::Plan::read(sub)?;
+        let plan = amazons_campaign::shard::Plan::read(sub)?;
         let name = sub
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         let names = plan.unique().map(|t| t.name.as_str());
-        let (millis, timed) = amazons_solver::shard::recorded_millis(sub, names);
+        let (millis, timed) = amazons_campaign::shard::recorded_millis(sub, names);
         let total = plan.unique().count();
         let first = plan
             .first
             .map(|m| m.notation(plan.root.board))
             .unwrap_or_else(|| "-".to_string());
-        if let Some(manifest) = amazons_solver::shard::on_disk(&sub.join("manifest.cert")) {
+        if let Some(manifest) = amazons_campaign::shard::on_disk(&sub.join("manifest.cert")) {
             let bytes = amazons_format::stored::read(&manifest)
                 .with_context(|| format!("cannot read {}", manifest.display()))?;
             let cert = amazons_format::decode(&bytes)
@@ -151,7 +151,7 @@ pub(crate) fn index(dir: &Path) -> Result<ExitCode> {
             println!("{}: {}", manifest.display(), report.claim);
         } else {
             // The figures a run of the campaign prints.
-            let st = amazons_solver::campaign::status::Status::checked(&plan, sub);
+            let st = amazons_campaign::status::Status::checked(&plan, sub);
             progress.push_str(&format!(
                 "| {name}/ | {} | {} | {} / {} | {} | {:.2} | {} |\n",
                 md_cell(&plan.root.describe()),
@@ -217,9 +217,9 @@ pub(crate) fn prune(dir: &Path, dry_run: bool, max_mib: Option<u64>) -> Result<E
     if !dir.is_dir() {
         return usage(format!("{}: no such directory", dir.display()));
     }
-    let census = match amazons_solver::prune::census(dir) {
+    let census = match amazons_campaign::prune::census(dir) {
         Ok(c) => c,
-        Err(e @ amazons_solver::prune::PruneError::NoManifest(_)) => return usage(e.to_string()),
+        Err(e @ amazons_campaign::prune::PruneError::NoManifest(_)) => return usage(e.to_string()),
         Err(e) => return Err(e.into()),
     };
     let mib = |bytes: u64| bytes as f64 / (1u64 << 20) as f64;
@@ -238,7 +238,7 @@ pub(crate) fn prune(dir: &Path, dry_run: bool, max_mib: Option<u64>) -> Result<E
         return Ok(ExitCode::SUCCESS);
     }
     let cap = max_mib.map(|m| m.saturating_mul(1 << 20));
-    let removed = amazons_solver::prune::remove(&census.unneeded, cap)?;
+    let removed = amazons_campaign::prune::remove(&census.unneeded, cap)?;
     let gone: u64 = removed.iter().map(|(_, s)| s).sum();
     println!(
         "removed {} files ({:.1} MiB); {} unneeded files ({:.1} MiB) left",

@@ -4,7 +4,6 @@
 use amazons_format::{Move, Step};
 use amazons_solver::strategy::{Strategy, StrategyError};
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::path::Path;
 
 /// A bad-input error: exit code 2.
@@ -44,28 +43,8 @@ pub(crate) fn leaf_options(hash_mib: usize) -> amazons_solver::Options {
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .context("output path has no file name")?
-        .to_string_lossy()
-        .to_string();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    amazons_format::stored::write_atomic(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The winner's first move recorded in a certificate, if the winner moves first.

@@ -73,7 +73,7 @@ pub(crate) fn rank(
         return usage("--max-nodes must be at least 1");
     }
     let position = setup.position(board.as_deref())?;
-    let budget = max_nodes.unwrap_or(amazons_solver::shard::GUESS_NODES);
+    let budget = max_nodes.unwrap_or(amazons_campaign::shard::GUESS_NODES);
     let opts = search.options(hash, Some(budget), None)?;
     let r = amazons_solver::ranking(&position, &amazons_solver::main_search_options(&opts));
     if json {

@@ -84,9 +84,9 @@ pub fn solve(
 #[allow(clippy::too_many_arguments)]
 pub fn solve_sharded(
     p: &Position,
-    plan: &amazons_solver::shard::Plan,
+    plan: &amazons_campaign::shard::Plan,
     manifest: &amazons_format::Certificate,
-    done: &[amazons_solver::shard::Done],
+    done: &[amazons_campaign::shard::Done],
     [solve_seconds, check_seconds]: [f64; 2],
     dir: &Path,
     report: &amazons_checker::Report,

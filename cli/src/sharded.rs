@@ -30,7 +30,7 @@ pub(crate) struct SplitRoot {
 
 impl SplitRoot {
     /// The root position split into tasks.
-    pub(crate) fn plan(&self) -> Result<amazons_solver::shard::Plan> {
+    pub(crate) fn plan(&self) -> Result<amazons_campaign::shard::Plan> {
         let position = self.setup.position(self.board.as_deref())?;
         let first = parse_first(&position, &self.first_move)?;
         plan(&position, first)
@@ -108,8 +108,8 @@ fn parse_first(position: &Position, text: &Option<String>) -> Result<Option<Move
 pub(crate) fn plan(
     position: &Position,
     first: Option<Move>,
-) -> Result<amazons_solver::shard::Plan> {
-    amazons_solver::shard::Plan::new(position, first).map_err(|e| Usage(e.to_string()).into())
+) -> Result<amazons_campaign::shard::Plan> {
+    amazons_campaign::shard::Plan::new(position, first).map_err(|e| Usage(e.to_string()).into())
 }
 
 /// `amazons solve --shards`: solve every task (resuming), write and check the manifest.
@@ -118,10 +118,10 @@ pub(crate) fn solve_sharded(
     position: &Position,
     sharding: &Sharding,
     opts: &Options,
-    table: Option<amazons_solver::campaign::memory::Choice>,
+    table: Option<amazons_campaign::memory::Choice>,
     json: bool,
 ) -> Result<ExitCode> {
-    use amazons_solver::campaign::{decisions, ladder::Ladder, safety};
+    use amazons_campaign::{decisions, ladder::Ladder, safety};
     // With --json, the text lines are left out and one JSON object ends the run.
     macro_rules! say {
         ($($arg:tt)*) => {
@@ -156,7 +156,7 @@ pub(crate) fn solve_sharded(
         },
     };
     let split_depth = sharding.split_depth.unwrap_or(match ladder {
-        Some(_) => amazons_solver::campaign::ladder::DEFAULT_SPLIT_DEPTH,
+        Some(_) => amazons_campaign::ladder::DEFAULT_SPLIT_DEPTH,
         None => 0,
     });
     let threads = sharding
@@ -167,7 +167,7 @@ pub(crate) fn solve_sharded(
         Some(c) => format!(
             "{} MiB from free memory ({}% of {} MiB available), {} MiB per thread",
             c.mib,
-            amazons_solver::campaign::memory::SHARE_PERCENT,
+            amazons_campaign::memory::SHARE_PERCENT,
             c.available_mib,
             c.mib / threads.max(1)
         ),
@@ -206,7 +206,7 @@ pub(crate) fn solve_sharded(
         &format!("{threads} thread(s)"),
         &budget_line,
     );
-    let status = amazons_solver::campaign::status::Status::on_disk(&plan, dir);
+    let status = amazons_campaign::status::Status::on_disk(&plan, dir);
     if opts.progress && (status.done > 0 || status.timed > 0) {
         eprintln!(
             "campaign so far: {} (shards on disk, checked as the run resumes them)",
@@ -222,7 +222,7 @@ pub(crate) fn solve_sharded(
     );
     let quiet = !opts.progress;
     let t = Instant::now();
-    let budget = amazons_solver::shard::Budget {
+    let budget = amazons_campaign::shard::Budget {
         threads,
         split_depth,
         shared_table: sharding.shared_table,
@@ -232,7 +232,7 @@ pub(crate) fn solve_sharded(
         tries: sharding.tries,
         ladder,
     };
-    let (manifest, done) = amazons_solver::shard::run_with(&plan, dir, opts, budget, &|p| {
+    let (manifest, done) = amazons_campaign::shard::run_with(&plan, dir, opts, budget, &|p| {
         if !quiet {
             if p.finished {
                 eprintln!("task: {}", p.last);
@@ -287,14 +287,13 @@ pub(crate) fn solve_sharded(
 pub(crate) fn tasks(split: SplitRoot, hash: usize, pending: bool) -> Result<ExitCode> {
     let plan = split.plan()?;
     let shards = split.shards;
-    amazons_solver::campaign::safety::check_plan(&shards, &plan)
-        .map_err(|e| Usage(e.to_string()))?;
+    amazons_campaign::safety::check_plan(&shards, &plan).map_err(|e| Usage(e.to_string()))?;
     std::fs::create_dir_all(shards.join("shards"))
         .with_context(|| format!("cannot create {}", shards.display()))?;
     plan.write(&shards)?;
     // A closed pipe (e.g. `| head`) ends the listing quietly rather than panicking.
-    let tasks: Vec<&amazons_solver::shard::Task> = if pending {
-        amazons_solver::shard::pending(&plan, &shards)
+    let tasks: Vec<&amazons_campaign::shard::Task> = if pending {
+        amazons_campaign::shard::pending(&plan, &shards)
     } else {
         plan.unique().collect()
     };
@@ -318,8 +317,8 @@ pub(crate) fn tasks(split: SplitRoot, hash: usize, pending: bool) -> Result<Exit
 pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
     let plan = split.plan()?;
     let shards = split.shards;
-    let done = amazons_solver::shard::collect(&plan, &shards)?;
-    let manifest = amazons_solver::shard::assemble(&plan, &shards, &done)?;
+    let done = amazons_campaign::shard::collect(&plan, &shards)?;
+    let manifest = amazons_campaign::shard::assemble(&plan, &shards, &done)?;
     let dir_shards = amazons_checker::cli::DirShards::scan(&shards.join("shards"));
     let report = amazons_checker::check_with(&manifest, &dir_shards)
         .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;

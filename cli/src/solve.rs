@@ -34,7 +34,7 @@ pub(crate) fn run(
         // Without --hash, the table is sized from the memory available now.
         let table = match hash {
             Some(_) => None,
-            None => amazons_solver::campaign::memory::Choice::for_this_machine(),
+            None => amazons_campaign::memory::Choice::for_this_machine(),
         };
         let hash = hash.or(table.map(|c| c.mib)).unwrap_or(512);
         let opts = search.options(hash, max_nodes, max_steps)?;
@@ -81,7 +81,7 @@ fn solve(
     let position = setup.position(board.as_deref())?;
     let path = output.unwrap_or_else(|| default_name(board.as_deref(), &setup, &position));
     // Found out now, not after the whole solve.
-    amazons_solver::campaign::safety::check_writable(&path).map_err(Usage)?;
+    amazons_campaign::safety::check_writable(&path).map_err(Usage)?;
     say!(
         "solving {} (table {} MiB)",
         position.describe(),

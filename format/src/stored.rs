@@ -6,8 +6,8 @@
 //! a certificate proves. Compressed files are recognised by the zstd frame magic, not by
 //! their name, and decompression stops at [`MAX_FILE`] bytes.
 
-use std::io::Read;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 /// The first four bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -89,6 +89,52 @@ pub fn read_prefix(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The compressed form of a certificate path: `PATH.zst`.
+pub fn compressed_path(path: &Path) -> PathBuf {
+    let mut zst = path.as_os_str().to_owned();
+    zst.push(".zst");
+    PathBuf::from(zst)
+}
+
+/// The file a certificate path stands for on disk: itself, or its compressed form
+/// `PATH.zst` (see `amazons compress`); `None` if neither is a file.
+pub fn on_disk(path: &Path) -> Option<PathBuf> {
+    if path.is_file() {
+        return Some(path.to_path_buf());
+    }
+    let zst = compressed_path(path);
+    zst.is_file().then_some(zst)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it (named after the
+/// process and thread, so concurrent writers never share one), synced, then renamed; the
+/// temporary file is removed if any step fails.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.{}.{:?}.tmp",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// Compresses certificate bytes for storage.
 pub fn compress(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     zstd::stream::encode_all(bytes, LEVEL)
@@ -126,6 +172,18 @@ mod tests {
         std::fs::write(dir.join("b.cert.zst"), &bad).unwrap();
         assert!(read(&dir.join("b.cert.zst")).is_err());
         assert!(!is_cert_path(Path::new("x.zst")) && !is_cert_path(Path::new("cert")));
+        // A path stands for itself, else for its compressed form, else for nothing.
+        let plain = dir.join("a.cert");
+        assert_eq!(on_disk(&plain), Some(plain.clone()));
+        assert_eq!(on_disk(&dir.join("b.cert")), Some(dir.join("b.cert.zst")));
+        assert_eq!(on_disk(&dir.join("d.cert")), None);
+        // An atomic write replaces the file and leaves no temporary file behind; one into
+        // a missing directory fails.
+        write_atomic(&plain, b"new").unwrap();
+        assert_eq!(std::fs::read(&plain).unwrap(), b"new");
+        let names = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(names, 4, "a.cert, a.cert.zst, b.cert.zst, c.cert");
+        assert!(write_atomic(&dir.join("missing/e.cert"), b"x").is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,7 +4,6 @@
 //! independent `amazons-checker` accepts the certificate it writes.
 
 pub mod ab;
-pub mod campaign;
 pub mod compact;
 pub mod dfpn;
 pub mod emit;
@@ -14,8 +13,6 @@ pub mod fig13;
 pub mod fig13_plot;
 pub mod play;
 pub mod pos;
-pub mod prune;
-pub mod shard;
 pub mod solvers;
 pub mod state;
 pub mod strategy;
@@ -25,7 +22,6 @@ pub mod territory;
 mod test_support;
 pub mod testset;
 pub mod tt;
-pub mod verified;
 
 pub use amazons_board::{bitboard, geometry};
 pub use amazons_db as db;

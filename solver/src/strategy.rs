@@ -268,7 +268,7 @@ impl Strategy {
     /// directory (`DIR/manifest.cert`, `DIR/shards/`).
     pub fn open(path: &Path) -> Result<Strategy, StrategyError> {
         let (file, shard_dir) = if path.is_dir() {
-            let manifest = crate::shard::on_disk(&path.join("manifest.cert"))
+            let manifest = amazons_format::stored::on_disk(&path.join("manifest.cert"))
                 .ok_or_else(|| StrategyError::NoManifest(path.to_path_buf()))?;
             (manifest, path.join("shards"))
         } else {

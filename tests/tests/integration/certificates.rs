@@ -165,16 +165,16 @@ fn committed_partial_shards_check() {
     for sub in entries.flatten().map(|e| e.path()) {
         // A finished result (its manifest stored plain or compressed) is checked whole by
         // `committed_certificates_check`.
-        let finished = amazons_solver::shard::on_disk(&sub.join("manifest.cert")).is_some();
+        let finished = amazons_campaign::shard::on_disk(&sub.join("manifest.cert")).is_some();
         if !sub.join("plan.txt").is_file() || finished {
             continue;
         }
-        let plan = amazons_solver::shard::Plan::read(&sub).expect("plan file");
+        let plan = amazons_campaign::shard::Plan::read(&sub).expect("plan file");
         let shards = DirShards::scan(&sub.join("shards"));
         let mut jobs = Vec::new();
         let mut tasks = HashSet::new();
         for task in plan.unique() {
-            if let Some(path) = amazons_solver::shard::on_disk(&plan.shard_path(&sub, task)) {
+            if let Some(path) = amazons_campaign::shard::on_disk(&plan.shard_path(&sub, task)) {
                 tasks.insert(path.clone());
                 jobs.push((path, Some(task.position.clone())));
             }

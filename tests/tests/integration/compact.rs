@@ -1,11 +1,11 @@
 //! `amazons compact`: rewritten certificates and sharded results check, prove the same claim, are no larger and list no more outlast moves; wrong inputs are refused untouched.
 
 use crate::common::small_options;
+use amazons_campaign::shard::{self, Plan};
 use amazons_checker::cli::DirShards;
 use amazons_checker::rules::OnePlayer;
 use amazons_format::{stored, Certificate, Claim, Move, Position, Step};
 use amazons_solver::compact::{compact_path, rewrite_path, CompactError};
-use amazons_solver::shard::{self, Plan};
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory for one test.

@@ -1,10 +1,10 @@
 //! Sharded solving: interrupted and resumed runs give the same root hash, and tampered manifests are rejected.
 
 use crate::common::small_options;
+use amazons_campaign::shard::{self, Plan};
 use amazons_checker::cli::DirShards;
 use amazons_checker::{check_with, Failure};
 use amazons_format::{Certificate, Move, Position, Step};
-use amazons_solver::shard::{self, Plan};
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory for one test.

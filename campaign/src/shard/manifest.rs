@@ -108,7 +108,7 @@ pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, S
             ));
             continue;
         }
-        let hash = crate::db::store::hex(&d.hash);
+        let hash = amazons_solver::db::store::hex(&d.hash);
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | `{}` |\n",
             t.name,

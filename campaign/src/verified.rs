@@ -18,7 +18,7 @@
 //! a resumed run keep a bad shard, which the full check then rejects; it cannot make a
 //! false claim verify.
 
-use crate::db::store::hex;
+use amazons_solver::db::store::hex;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

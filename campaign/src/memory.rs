@@ -44,7 +44,7 @@ impl Choice {
 
 /// The table in MiB that a solve of `nodes` search nodes fills: about one entry per node
 /// in the main table, which gets three quarters of a solve's memory (the rest goes to the
-/// extraction's plain search, see [`crate::main_search_options`]). At least
+/// extraction's plain search, see [`amazons_solver::main_search_options`]). At least
 /// [`MIN_TABLE_MIB`].
 pub fn table_for_nodes(nodes: u64) -> usize {
     let main = nodes.div_ceil(ENTRIES_PER_MIB);

@@ -64,7 +64,9 @@ fn black_to_move() -> (Position, Move, Move) {
     let (mut losing, mut winning) = (None, None);
     for m in after.moves(&g) {
         let child = after.play(m).to_position(&g);
-        let w = crate::solve(&child, &opts, "test").expect("solve").winner;
+        let w = amazons_solver::solve(&child, &opts, "test")
+            .expect("solve")
+            .winner;
         match w {
             Color::White if losing.is_none() => losing = Some(m),
             Color::Black if winning.is_none() => winning = Some(m),
@@ -86,37 +88,38 @@ fn black_to_move() -> (Position, Move, Move) {
 fn a_task_whose_kept_table_lies_is_solved_again_from_empty_tables() {
     let (p, _, _) = black_to_move();
     let g = Geometry::new(p.board);
-    let key = crate::State::from_position(&p, 0).key(&g);
+    let key = amazons_solver::State::from_position(&p, 0).key(&g);
     let opts = Options {
         hash_mib: 16,
         ..Options::default()
     };
     let poison = || {
         // The size `solve` gives its main table, so the next table reuses this memory.
-        let mut t = crate::tt::Table::new(crate::main_search_options(&opts).hash_mib);
+        let mut t =
+            amazons_solver::tt::Table::new(amazons_solver::main_search_options(&opts).hash_mib);
         // Black (to move) wins, but the entry says the side to move has lost.
-        t.put(key, crate::tt::INF, 0, 1000);
+        t.put(key, amazons_solver::tt::INF, 0, 1000);
         drop(t);
     };
     let d = tempdir("poisoned");
-    crate::tt::keep_entries(true);
+    amazons_solver::tt::keep_entries(true);
     poison();
     // Without the retry the poisoned search fails as a run once did.
-    let failed = crate::solve(&p, &opts, "poisoned");
+    let failed = amazons_solver::solve(&p, &opts, "poisoned");
     assert!(
         matches!(
             failed,
-            Err(crate::SolveError::Emit(
-                crate::emit::EmitError::NoProvenMove { .. }
+            Err(amazons_solver::SolveError::Emit(
+                amazons_solver::emit::EmitError::NoProvenMove { .. }
             ))
         ),
         "the poisoned table should break extraction"
     );
     poison();
     let done = solve_position(&d, &p, "000-poisoned", &p, &opts);
-    let kept = crate::tt::keeping();
-    crate::tt::keep_entries(false);
-    crate::tt::release_spare();
+    let kept = amazons_solver::tt::keeping();
+    amazons_solver::tt::keep_entries(false);
+    amazons_solver::tt::release_spare();
     let done = done.unwrap_or_else(|_| panic!("the retry should prove the task"));
     assert_eq!(done.winner, Color::Black);
     assert!(kept, "the retry restores the kept-table mode");
@@ -133,7 +136,7 @@ fn losing_moves(p: &Position, n: usize) -> Vec<Move> {
         .into_iter()
         .filter(|&m| {
             let child = pos.play(m).to_position(&g);
-            crate::solve(&child, &small_table(), "test")
+            amazons_solver::solve(&child, &small_table(), "test")
                 .expect("solve")
                 .winner
                 != p.to_move
@@ -216,7 +219,7 @@ fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
     let child = Pos::from_position(&p).play(winning).to_position(&g);
     let dir = tempdir("verified");
     let done = solve_position(&dir, &child, "t", &p, &small_table()).expect("solved");
-    let hex = crate::db::store::hex(&done.hash);
+    let hex = amazons_solver::db::store::hex(&done.hash);
     let record = std::fs::read_to_string(dir.join(crate::verified::VERIFIED_FILE));
     if !crate::verified::FINGERPRINT.is_empty() {
         assert!(record.expect("verified.tsv").contains(&hex));
@@ -634,7 +637,7 @@ fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
 #[test]
 fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalated_budget() {
     let (p, _, winning) = black_to_move();
-    let whole = crate::solve(&p, &small_table(), "test").expect("solve");
+    let whole = amazons_solver::solve(&p, &small_table(), "test").expect("solve");
     let with = |nodes: u64| Options {
         max_nodes: Some(nodes),
         ..small_table()
@@ -642,8 +645,8 @@ fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalate
     let small = with(whole.certificate.meta.nodes / 4);
     assert!(
         matches!(
-            crate::solve(&p, &small, "test"),
-            Err(crate::SolveError::Budget(_))
+            amazons_solver::solve(&p, &small, "test"),
+            Err(amazons_solver::SolveError::Budget(_))
         ),
         "the task is over the small budget"
     );

@@ -19,26 +19,27 @@ pub(super) fn solve_position(
     };
     let note = format!("shard {name} of {}", root.describe());
     let t = Instant::now();
-    let mut outcome = crate::solve(position, opts, &note);
+    let mut outcome = amazons_solver::solve(position, opts, &note);
     if matches!(
         outcome,
-        Err(crate::SolveError::Emit(
-            crate::emit::EmitError::NoProvenMove { .. }
+        Err(amazons_solver::SolveError::Emit(
+            amazons_solver::emit::EmitError::NoProvenMove { .. }
         ))
-    ) && crate::tt::keeping()
+    ) && amazons_solver::tt::keeping()
     {
         // A table kept from earlier tasks held an entry that does not hold (a key
         // collision): solve once more from empty tables instead of ending the run. A
         // task that started from empty tables would only repeat the same search.
-        crate::tt::keep_entries(false);
-        outcome = crate::solve(position, opts, &note);
-        crate::tt::keep_entries(true);
+        amazons_solver::tt::keep_entries(false);
+        outcome = amazons_solver::solve(position, opts, &note);
+        amazons_solver::tt::keep_entries(true);
     }
     let mut solved = match outcome {
         Ok(s) => s,
-        Err(crate::SolveError::Budget(_))
-        | Err(crate::SolveError::Emit(
-            crate::emit::EmitError::Budget | crate::emit::EmitError::TooLarge { .. },
+        Err(amazons_solver::SolveError::Budget(_))
+        | Err(amazons_solver::SolveError::Emit(
+            amazons_solver::emit::EmitError::Budget
+            | amazons_solver::emit::EmitError::TooLarge { .. },
         )) => return Err(Attempt::Budget),
         Err(e) => return Err(fail(e.to_string()).into()),
     };
@@ -85,12 +86,11 @@ pub(super) fn prove_position(
 ) -> Result<Done, Attempt> {
     let (dir, root) = (cx.dir, cx.root);
     // The run is over (its root settled, or a task failed): nothing more is started.
-    if crate::dfpn::aborted() {
+    if amazons_solver::dfpn::aborted() {
         return Err(Attempt::Budget);
     }
     // A damaged or altered shard is moved aside, named, and the task solved again.
-    if let Some(done) = crate::campaign::safety::resume(dir, &shard_file(dir, name), name, position)
-    {
+    if let Some(done) = crate::safety::resume(dir, &shard_file(dir, name), name, position) {
         return Ok(done);
     }
     // A task an earlier run split is split again the same way, at once.
@@ -102,31 +102,23 @@ pub(super) fn prove_position(
     if recorded.is_none() {
         match cx.solve_whole(position, name) {
             // Split, unless the search stopped because the run is over.
-            Err(Attempt::Budget) if depth > 0 && !crate::dfpn::aborted() => {}
+            Err(Attempt::Budget) if depth > 0 && !amazons_solver::dfpn::aborted() => {}
             other => return other,
         }
     }
     let t = Instant::now();
     let guess_opts = cx.guess_options(cx.guess_nodes());
-    let guess_budget = crate::campaign::decisions::nodes(cx.guess_nodes());
+    let guess_budget = crate::decisions::nodes(cx.guess_nodes());
     let recorded = match recorded {
         Some(r) => r,
         None => {
-            let (ranked, lean) = crate::rank_and_lean(position, &guess_opts);
+            let (ranked, lean) = amazons_solver::rank_and_lean(position, &guess_opts);
             // A ranking cut short because the run is over is not recorded.
-            if crate::dfpn::aborted() {
+            if amazons_solver::dfpn::aborted() {
                 return Err(Attempt::Budget);
             }
             record_split(dir, name, position, &ranked, lean);
-            crate::campaign::decisions::split(
-                dir,
-                name,
-                position,
-                "split",
-                &guess_budget,
-                &ranked,
-                lean,
-            );
+            crate::decisions::split(dir, name, position, "split", &guess_budget, &ranked, lean);
             Recorded {
                 ranked,
                 lean,
@@ -155,11 +147,11 @@ pub(super) fn prove_position(
             // Refuted: not tried again (nor by a resumed run).
             record_refuted(dir, name, position, first);
             let guess = first.notation(position.board);
-            crate::campaign::decisions::record(dir, name, "guess refuted", "-", &guess);
+            crate::decisions::record(dir, name, "guess refuted", "-", &guess);
             refuted.push(first);
             if refuted.len() < GUESSES {
                 (ranked, lean) = rerank(dir, name, position, &refuted, &guess_opts);
-                crate::campaign::decisions::split(
+                crate::decisions::split(
                     dir,
                     name,
                     position,
@@ -209,9 +201,9 @@ fn rerank(
     refuted: &[Move],
     guess_opts: &Options,
 ) -> (Vec<Move>, bool) {
-    let (ranked, lean) = crate::rank_and_lean(position, guess_opts);
+    let (ranked, lean) = amazons_solver::rank_and_lean(position, guess_opts);
     // A ranking cut short because the run is over is not recorded.
-    if !crate::dfpn::aborted() {
+    if !amazons_solver::dfpn::aborted() {
         record_split(dir, name, position, &ranked, lean);
         for &m in refuted {
             record_refuted(dir, name, position, m);
@@ -232,9 +224,9 @@ fn solve_escalated(cx: &Split, position: &Position, name: &str) -> Result<Option
         max_nodes: Some(nodes.saturating_mul(cx.escalate)),
         ..cx.opts.clone()
     };
-    let budget = crate::campaign::decisions::nodes(nodes.saturating_mul(cx.escalate));
+    let budget = crate::decisions::nodes(nodes.saturating_mul(cx.escalate));
     let log = |outcome: &str| {
-        crate::campaign::decisions::record(cx.dir, name, "escalated whole solve", &budget, outcome)
+        crate::decisions::record(cx.dir, name, "escalated whole solve", &budget, outcome)
     };
     match solve_position(cx.dir, position, name, cx.root, &opts) {
         Ok(done) => {
@@ -267,7 +259,7 @@ pub(super) fn reply_order(
         return Some(order);
     }
     let opts = cx.guess_options((cx.guess_nodes() / 4).max(1));
-    let ranking = crate::ranking(after, &opts);
+    let ranking = amazons_solver::ranking(after, &opts);
     if ranking.winner == Some(after.to_move) {
         return None;
     }
@@ -275,7 +267,7 @@ pub(super) fn reply_order(
     let line: Vec<Move> = std::iter::once(first)
         .chain(order.iter().copied())
         .collect();
-    if !crate::dfpn::aborted() {
+    if !amazons_solver::dfpn::aborted() {
         split_line(cx.dir, name, position, "replies", &line);
     }
     Some(order)
@@ -424,7 +416,7 @@ pub(super) struct Split<'a> {
     tries: usize,
     /// [`Budget::ladder`], and the whole run's table in MiB (a thread's when it is the
     /// last one working).
-    ladder: Option<&'a crate::campaign::ladder::Ladder>,
+    ladder: Option<&'a crate::ladder::Ladder>,
     whole_mib: usize,
 }
 
@@ -450,7 +442,7 @@ impl<'a> Split<'a> {
     /// The same, climbing `ladder` ([`Budget::ladder`]) with at most `whole_mib` of table.
     pub(super) fn climbing(
         self,
-        ladder: Option<&'a crate::campaign::ladder::Ladder>,
+        ladder: Option<&'a crate::ladder::Ladder>,
         whole_mib: usize,
     ) -> Split<'a> {
         Split {
@@ -461,7 +453,7 @@ impl<'a> Split<'a> {
     }
 
     /// The node budget of a search that ranks moves: `--max-nodes`, else the ladder's
-    /// ([`crate::campaign::ladder::Ladder::guess_nodes`]), else [`GUESS_NODES`].
+    /// ([`crate::ladder::Ladder::guess_nodes`]), else [`GUESS_NODES`].
     fn guess_nodes(&self) -> u64 {
         (self.opts.max_nodes)
             .or(self.ladder.map(|l| l.guess_nodes()))
@@ -474,12 +466,10 @@ impl<'a> Split<'a> {
     fn guess_options(&self, nodes: u64) -> Options {
         let mut o = Options {
             max_nodes: Some(nodes),
-            ..crate::main_search_options(self.opts)
+            ..amazons_solver::main_search_options(self.opts)
         };
         if self.ladder.is_some() {
-            o.hash_mib = o
-                .hash_mib
-                .min(crate::campaign::memory::table_for_nodes(nodes));
+            o.hash_mib = o.hash_mib.min(crate::memory::table_for_nodes(nodes));
         }
         o
     }
@@ -499,7 +489,7 @@ impl<'a> Split<'a> {
                 self.opts.hash_mib
             }
         };
-        let attempt = |rung: crate::campaign::ladder::Rung| {
+        let attempt = |rung: crate::ladder::Rung| {
             let opts = Options {
                 max_nodes: Some(rung.nodes),
                 hash_mib: rung.table_mib,
@@ -507,23 +497,25 @@ impl<'a> Split<'a> {
             };
             solve_position(self.dir, position, name, self.root, &opts)
         };
-        let log = |rung: crate::campaign::ladder::Rung, outcome: &Result<Done, Attempt>| {
+        let log = |rung: crate::ladder::Rung, outcome: &Result<Done, Attempt>| {
             let budget = format!(
                 "{}, {} MiB table",
-                crate::campaign::decisions::nodes(rung.nodes),
+                crate::decisions::nodes(rung.nodes),
                 rung.table_mib
             );
             let outcome = match outcome {
                 Ok(d) => format!("{} wins ({} nodes)", d.winner, d.nodes),
-                Err(Attempt::Budget) if crate::dfpn::aborted() => "stopped: the run is over".into(),
+                Err(Attempt::Budget) if amazons_solver::dfpn::aborted() => {
+                    "stopped: the run is over".into()
+                }
                 Err(Attempt::Budget) if rung.top => "over budget at the top rung".into(),
                 Err(Attempt::Budget) => "over budget: next rung".into(),
                 Err(Attempt::Failed(e)) => format!("failed: {e}"),
             };
-            crate::campaign::decisions::record(self.dir, name, "solve whole", &budget, &outcome);
+            crate::decisions::record(self.dir, name, "solve whole", &budget, &outcome);
         };
         let over = |e: &Attempt| matches!(e, Attempt::Budget);
-        let halted = crate::dfpn::aborted;
+        let halted = amazons_solver::dfpn::aborted;
         let mut done = ladder.climb(available, attempt, over, halted, log)?;
         // The time of every rung, so that times.tsv holds what the task cost.
         done.millis = t.elapsed().as_millis() as u64;

@@ -1,5 +1,5 @@
-//! Build script: fingerprints the checker's and the format's sources for the solver's
-//! record of shards it has already checked (`src/verified.rs`).
+//! Build script: fingerprints the checker's and the format's sources for the campaign's
+//! record of shards already checked (`src/verified.rs`).
 //!
 //! The fingerprint hashes every file under `checker/src` and `format/src`, both crates'
 //! `Cargo.toml` and the workspace's `Cargo.lock`, so any change to the rules that checked

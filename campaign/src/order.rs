@@ -1,9 +1,9 @@
 //! The order a run takes its tasks in: ranked once by a budget-limited df-pn, recorded in DIR/order.tsv, reused by every resumed run.
 
 use super::decisions;
-use crate::dfpn::Options;
 use crate::shard::{write_atomic, Budget, Plan, GUESS_NODES};
 use amazons_format::Move;
+use amazons_solver::dfpn::Options;
 use std::path::Path;
 
 /// The file holding the moves of the split position (the tasks' moves), most promising
@@ -60,8 +60,8 @@ pub fn task_order(plan: &Plan, dir: &Path, opts: &Options, budget: &Budget) -> V
         progress: false,
         ..opts.clone()
     };
-    let ranked = crate::rank_moves(&plan.split_position(), &rank_opts);
-    crate::tt::release_spare();
+    let ranked = amazons_solver::rank_moves(&plan.split_position(), &rank_opts);
+    amazons_solver::tt::release_spare();
     let text: String = ranked.iter().map(|m| m.notation(board) + "\n").collect();
     // Best effort: without the file a resumed run ranks again.
     let _ = write_atomic(&dir.join(ORDER_FILE), text.as_bytes());

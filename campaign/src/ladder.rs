@@ -127,11 +127,11 @@ impl Ladder {
                 unreachable!("a ladder has a rung and stops at its top");
             };
             if i > 0 {
-                crate::tt::release_spare();
+                amazons_solver::tt::release_spare();
             }
             let outcome = attempt(rung);
             if i > 0 {
-                crate::tt::release_spare();
+                amazons_solver::tt::release_spare();
             }
             log(rung, &outcome);
             match outcome {
@@ -187,21 +187,21 @@ mod tests {
     fn an_aborted_thread_stops_its_searches() {
         use std::sync::atomic::{AtomicBool, Ordering};
         let p = amazons_format::Position::start("5x4").expect("5x4");
-        let opts = crate::Options {
+        let opts = amazons_solver::Options {
             hash_mib: 8,
-            ..crate::Options::default()
+            ..amazons_solver::Options::default()
         };
         let flag = std::sync::Arc::new(AtomicBool::new(false));
-        crate::dfpn::abort_on(Some(flag.clone()));
+        amazons_solver::dfpn::abort_on(Some(flag.clone()));
         flag.store(true, Ordering::SeqCst);
-        let stopped = crate::solve(&p, &opts, "test");
+        let stopped = amazons_solver::solve(&p, &opts, "test");
         assert!(
-            matches!(stopped, Err(crate::SolveError::Budget(_))),
+            matches!(stopped, Err(amazons_solver::SolveError::Budget(_))),
             "{stopped:?}"
         );
         flag.store(false, Ordering::SeqCst);
-        assert!(crate::solve(&p, &opts, "test").is_ok());
-        crate::dfpn::abort_on(None);
+        assert!(amazons_solver::solve(&p, &opts, "test").is_ok());
+        amazons_solver::dfpn::abort_on(None);
     }
 
     #[test]

@@ -12,10 +12,10 @@
 //! mirror-symmetric, so half of the first moves are) get no shard: the manifest proves them
 //! with a `Transposition` step citing the earlier task's claim (SPEC 5.6).
 
-use crate::dfpn::Options;
-use crate::geometry::Geometry;
-use crate::pos::Pos;
 use amazons_format::{Action, Certificate, Claim, Color, Meta, Move, Position, Step, Symmetry};
+use amazons_solver::dfpn::Options;
+use amazons_solver::geometry::Geometry;
+use amazons_solver::pos::Pos;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -69,11 +69,11 @@ pub struct Budget {
     /// move the search found most promising and make one subtask per reply (the task's
     /// shard is then itself a manifest of subtask shards). 0: leave such tasks open.
     pub split_depth: usize,
-    /// Each thread keeps its transposition table from task to task ([`crate::tt::keep_entries`]):
+    /// Each thread keeps its transposition table from task to task ([`amazons_solver::tt::keep_entries`]):
     /// faster, but shard bytes then depend on the order tasks were solved in.
     pub shared_table: bool,
     /// Solve the tasks in the order a budget-limited df-pn of the split position ranks
-    /// their moves ([`crate::rank_moves`]), most promising first, instead of move order.
+    /// their moves ([`amazons_solver::rank_moves`]), most promising first, instead of move order.
     pub guess_order: bool,
     /// Solve only these tasks (numbers, shard names or reply moves, see [`Task::selected_by`]);
     /// empty: all. The others are still resumed when their shard is on disk, so a run
@@ -91,9 +91,9 @@ pub struct Budget {
     /// move, so the run settles the task (a win, or the loss once every move is lost).
     pub tries: usize,
     /// Solve each task whole with these growing budgets before splitting it (the run has
-    /// no `--max-nodes` then); see [`crate::campaign::ladder`]. `None`: one solve with
+    /// no `--max-nodes` then); see [`crate::ladder`]. `None`: one solve with
     /// `Options::max_nodes`.
-    pub ladder: Option<crate::campaign::ladder::Ladder>,
+    pub ladder: Option<crate::ladder::Ladder>,
 }
 
 /// One task: the move that leads to it and the position it starts from.
@@ -244,6 +244,7 @@ mod split;
 #[cfg(test)]
 mod tests;
 
+pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;
 pub use manifest::{assemble, collect};
 use pool::*;
@@ -278,24 +279,10 @@ pub fn existing(path: &Path, task: &Task) -> Option<Done> {
     existing_at(path, &task.position)
 }
 
-/// The file a certificate path stands for on disk: itself, or its compressed form
-/// `PATH.zst` (see `amazons compress`).
-pub fn on_disk(path: &Path) -> Option<PathBuf> {
-    if path.is_file() {
-        return Some(path.to_path_buf());
-    }
-    let mut zst = path.as_os_str().to_owned();
-    zst.push(".zst");
-    let zst = PathBuf::from(zst);
-    zst.is_file().then_some(zst)
-}
-
 /// Writes a certificate file atomically, unless a compressed copy with the same content
 /// is already there; a stale compressed copy is removed, so one form remains.
 fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    let mut zst = path.as_os_str().to_owned();
-    zst.push(".zst");
-    let zst = PathBuf::from(zst);
+    let zst = amazons_format::stored::compressed_path(path);
     if zst.is_file() {
         if amazons_format::stored::read(&zst).is_ok_and(|old| old == bytes) {
             return Ok(());
@@ -307,39 +294,16 @@ fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 }
 
 fn existing_at(path: &Path, position: &Position) -> Option<Done> {
-    match crate::campaign::safety::examine(path, position) {
-        crate::campaign::safety::Found::Good(done) => Some(done),
+    match crate::safety::examine(path, position) {
+        crate::safety::Found::Good(done) => Some(done),
         _ => None,
     }
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file beside it, then a rename).
+/// Writes `bytes` to `path` atomically (see [`amazons_format::stored::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    use std::io::Write;
-    let io = |e| ShardError::Io(path.to_path_buf(), e);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.{}.{:?}.tmp",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
+    amazons_format::stored::write_atomic(path, bytes)
+        .map_err(|e| ShardError::Io(path.to_path_buf(), e))
 }
 
 /// Why a task attempt gave no shard.
@@ -435,7 +399,7 @@ pub fn run_with(
 ) -> Result<(Certificate, Vec<Done>), ShardError> {
     plan.check_only(&budget.only)?;
     // Never mix this plan's shards into another campaign's directory.
-    crate::campaign::safety::check_plan(dir, plan)?;
+    crate::safety::check_plan(dir, plan)?;
     let shards = dir.join("shards");
     std::fs::create_dir_all(&shards).map_err(|e| ShardError::Io(shards.clone(), e))?;
     plan.write(dir)?;
@@ -449,7 +413,7 @@ pub fn run_with(
         .iter()
         .any(|t| on_disk(&plan.shard_path(dir, t)).is_none());
     if budget.guess_order && unsolved {
-        let ranked = crate::campaign::order::task_order(plan, dir, opts, &budget);
+        let ranked = crate::order::task_order(plan, dir, opts, &budget);
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
     tried_last(&mut work, dir);
@@ -531,8 +495,8 @@ pub fn run_with(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| loop {
-                    crate::tt::keep_entries(budget.shared_table);
-                    crate::dfpn::abort_on(Some(stop.clone()));
+                    amazons_solver::tt::keep_entries(budget.shared_table);
+                    amazons_solver::dfpn::abort_on(Some(stop.clone()));
                     let cx = Split::new(dir, &plan.root, &per_thread, &pool)
                         .escalating(budget.escalate)
                         .trying(budget.tries)
@@ -549,7 +513,7 @@ pub fn run_with(
                         pool.all_taken.store(true, Ordering::SeqCst);
                         // Its tables go back to the system: the last task may take the
                         // whole table.
-                        crate::tt::release_spare();
+                        amazons_solver::tt::release_spare();
                         pool.active.fetch_sub(1, Ordering::SeqCst);
                         // No task left for this thread: it helps with the subtasks of
                         // the split tasks still running.
@@ -586,7 +550,7 @@ pub fn run_with(
                                 if done.resumed { ", resumed" } else { "" }
                             );
                             if !done.resumed {
-                                crate::campaign::decisions::record(
+                                crate::decisions::record(
                                     dir,
                                     &task.name,
                                     "task done",
@@ -609,13 +573,7 @@ pub fn run_with(
                             } else {
                                 "over the node budget"
                             };
-                            crate::campaign::decisions::record(
-                                dir,
-                                &task.name,
-                                "task left open",
-                                "-",
-                                why,
-                            );
+                            crate::decisions::record(dir, &task.name, "task left open", "-", why);
                             report(Some(&format!("{} left open ({why})", task.name)));
                         }
                         Err(Attempt::Failed(e)) => {

@@ -72,7 +72,7 @@ pub fn census(dir: &Path) -> Result<Census, PruneError> {
             };
             let files = by_hash.get(hash).ok_or_else(|| PruneError::Missing {
                 cited_by: path.clone(),
-                hash: crate::db::store::hex(hash),
+                hash: amazons_solver::db::store::hex(hash),
                 dir: shards.clone(),
             })?;
             for f in files {
