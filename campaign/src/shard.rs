@@ -96,6 +96,17 @@ pub struct Budget {
     pub ladder: Option<crate::ladder::Ladder>,
 }
 
+impl Budget {
+    /// `threads` worker threads and nothing else: a task over the node budget is left
+    /// open, no guesses, no ladder.
+    pub fn threads(threads: usize) -> Budget {
+        Budget {
+            threads,
+            ..Budget::default()
+        }
+    }
+}
+
 /// One task: the move that leads to it and the position it starts from.
 #[derive(Debug, Clone)]
 pub struct Task {
@@ -254,23 +265,33 @@ use records::*;
 pub use records::{recorded_millis, PLAN_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE};
 use split::*;
 
+/// The names of the files in `dir/shards`, sorted (none if it cannot be read).
+pub fn shard_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("shards"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
 /// How many finished subtask shards of task `name` (files `NAME.*.cert`, compressed or
 /// not) are in `dir/shards`.
 pub fn subtask_shards(dir: &Path, name: &str) -> usize {
     let prefix = format!("{name}.");
-    std::fs::read_dir(dir.join("shards")).map_or(0, |entries| {
-        entries
-            .flatten()
-            .filter(|e| {
-                let file = e.file_name();
-                let file = file.to_string_lossy();
-                // `NAME.cert` itself starts with the prefix too, but its rest, `cert`, does
-                // not end with `.cert`.
-                file.strip_prefix(&prefix)
-                    .is_some_and(|rest| rest.ends_with(".cert") || rest.ends_with(".cert.zst"))
-            })
-            .count()
-    })
+    shard_names(dir)
+        .iter()
+        .filter(|file| {
+            // `NAME.cert` itself starts with the prefix too, but its rest, `cert`, does not
+            // end with `.cert`.
+            file.strip_prefix(&prefix)
+                .is_some_and(|rest| rest.ends_with(".cert") || rest.ends_with(".cert.zst"))
+        })
+        .count()
 }
 
 /// Reads a shard that is already on disk if it checks and proves the task's position.
@@ -369,28 +390,13 @@ fn shard_file(dir: &Path, name: &str) -> PathBuf {
     dir.join("shards").join(format!("{name}.cert"))
 }
 
-/// Solves every task not yet on disk, on `threads` threads (each with `hash_mib /
-/// threads` of table), reporting progress; then writes the manifest. Returns the
-/// manifest and the per-task results. Tasks over the node budget fail the run.
-pub fn run(
-    plan: &Plan,
-    dir: &Path,
-    opts: &Options,
-    threads: usize,
-    progress: &(dyn Fn(&Progress) + Sync),
-) -> Result<(Certificate, Vec<Done>), ShardError> {
-    let budget = Budget {
-        threads,
-        ..Budget::default()
-    };
-    run_with(plan, dir, opts, budget, progress)
-}
-
-/// [`run`] with a per-task node budget (`opts.max_nodes`) and splitting: a task over the
-/// budget is split `budget.split_depth` levels deep, else left open; the other tasks go
+/// Solves every task not yet on disk, on `budget.threads` threads (each with `hash_mib /
+/// threads` of table), reporting progress; then writes the manifest. Returns the manifest
+/// and the per-task results. A task over the per-task node budget (`opts.max_nodes`) is
+/// split `budget.split_depth` levels deep, else left open; the other tasks go
 /// on, and a run with open tasks ends with [`ShardError::Unfinished`] and no manifest
 /// (its finished shards stay on disk for the next run).
-pub fn run_with(
+pub fn run(
     plan: &Plan,
     dir: &Path,
     opts: &Options,

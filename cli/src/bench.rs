@@ -131,12 +131,9 @@ fn bench_sharded(
                 progress: false,
                 ..Options::default()
             };
-            let budget = amazons_campaign::shard::Budget {
-                threads: n,
-                ..Default::default()
-            };
+            let budget = amazons_campaign::shard::Budget::threads(n);
             let t = Instant::now();
-            let run = amazons_campaign::shard::run_with(&plan, &dir, &opts, budget, &|_| {});
+            let run = amazons_campaign::shard::run(&plan, &dir, &opts, budget, &|_| {});
             let wall = t.elapsed().as_secs_f64();
             let checked = run
                 .map_err(anyhow::Error::from)

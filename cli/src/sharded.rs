@@ -232,7 +232,7 @@ pub(crate) fn solve_sharded(
         tries: sharding.tries,
         ladder,
     };
-    let (manifest, done) = amazons_campaign::shard::run_with(&plan, dir, opts, budget, &|p| {
+    let (manifest, done) = amazons_campaign::shard::run(&plan, dir, opts, budget, &|p| {
         if !quiet {
             if p.finished {
                 eprintln!("task: {}", p.last);

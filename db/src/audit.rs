@@ -85,24 +85,45 @@ impl AuditReport {
     }
 }
 
+/// An audit report's text: `NAME of every entry: ` or `NAME of a sample of N entries[PER]
+/// (seed S): `, then what was checked, the time, the mismatch count and each mismatch.
+pub(crate) fn write_audit(
+    f: &mut fmt::Formatter<'_>,
+    (name, per, sample): (&str, &str, Option<(usize, u64)>),
+    checked: &str,
+    elapsed: Duration,
+    mismatch_count: u64,
+    mismatches: &[impl fmt::Display],
+) -> fmt::Result {
+    match sample {
+        Some((n, seed)) => write!(f, "{name} of a sample of {n} entries{per} (seed {seed}): ")?,
+        None => write!(f, "{name} of every entry: ")?,
+    }
+    writeln!(
+        f,
+        "{checked} in {elapsed:.1?}, {mismatch_count} mismatch(es)"
+    )?;
+    for m in mismatches {
+        writeln!(f, "  MISMATCH {m}")?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for AuditReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.sample {
-            Some((n, seed)) => write!(
-                f,
-                "audit of a sample of {n} entries per table (seed {seed}): "
-            )?,
-            None => write!(f, "audit of every entry: ")?,
-        }
-        writeln!(
+        let found = format!(
+            "{} simple and {} blocker entries recomputed independently",
+            self.simple_checked, self.blocker_checked
+        );
+        let scope = ("audit", " per table", self.sample);
+        write_audit(
             f,
-            "{} simple and {} blocker entries recomputed independently in {:.1?}, {} mismatch(es)",
-            self.simple_checked, self.blocker_checked, self.elapsed, self.mismatch_count
-        )?;
-        for m in &self.mismatches {
-            writeln!(f, "  MISMATCH {m}")?;
-        }
-        Ok(())
+            scope,
+            &found,
+            self.elapsed,
+            self.mismatch_count,
+            &self.mismatches,
+        )
     }
 }
 

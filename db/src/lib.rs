@@ -85,19 +85,26 @@ impl Default for DbConfig {
     /// territories of every region with at most 8 squares or fitting 3x5, with up to 3
     /// queens in all (blockers plus normal queens).
     fn default() -> DbConfig {
-        DbConfig {
-            max_size: 9,
-            rect: (3, 6),
-            max_queens: 4,
-            blocker_max_size: 8,
-            blocker_rect: (3, 5),
-            blocker_max_queens: 3,
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-        }
+        DbConfig::new((9, (3, 6), 4), (8, (3, 5), 3))
     }
 }
 
 impl DbConfig {
+    /// The simple and the blocker table, each as `(max_size, rect, max_queens)`: regions
+    /// of at most `max_size` squares or fitting `rect`, with at most `max_queens` queens;
+    /// the build uses all cores.
+    pub fn new(simple: (u8, (u8, u8), u8), blocker: (u8, (u8, u8), u8)) -> DbConfig {
+        DbConfig {
+            max_size: simple.0,
+            rect: simple.1,
+            max_queens: simple.2,
+            blocker_max_size: blocker.0,
+            blocker_rect: blocker.1,
+            blocker_max_queens: blocker.2,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+
     pub fn simple_spec(&self) -> RegionSpec {
         RegionSpec {
             max_size: self.max_size,
@@ -174,19 +181,36 @@ pub struct Summary {
     pub total_time: Duration,
 }
 
+/// The file part of a build summary: `N bytes (X bytes/entry), built in T, blake3 H, PATH`.
+pub(crate) fn file_figures(
+    bytes: u64,
+    entries: u64,
+    build_time: Duration,
+    hash: &str,
+    path: &Path,
+) -> String {
+    let per_entry = bytes as f64 / entries.max(1) as f64;
+    format!(
+        "{bytes} bytes ({per_entry:.3} bytes/entry), built in {build_time:.1?}, blake3 {hash}, {}",
+        path.display()
+    )
+}
+
 impl fmt::Display for TableSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:<7} {} regions, {} entries, {} bytes ({:.3} bytes/entry), built in {:.1?}, blake3 {}, {}",
+            "{:<7} {} regions, {} entries, {}",
             self.kind.name(),
             self.regions,
             self.entries,
-            self.file_bytes,
-            self.file_bytes as f64 / self.entries.max(1) as f64,
-            self.build_time,
-            self.hash,
-            self.path.display()
+            file_figures(
+                self.file_bytes,
+                self.entries,
+                self.build_time,
+                &self.hash,
+                &self.path
+            )
         )
     }
 }
@@ -336,55 +360,19 @@ pub fn build(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Summary, DbError> {
     cfg.validate()?;
-    let g = frame_geometry();
     let start = Instant::now();
 
     // Simple territories.
     let shapes = enumerate(cfg.simple_spec());
     let index = RegionIndex::new(shapes.clone());
-    let k = cfg.max_queens as u32;
-    let simple = build_table(
-        dir,
-        SIMPLE_FILE,
-        Kind::Simple,
-        cfg.simple_spec(),
-        cfg.max_queens,
-        &shapes,
-        cfg.threads,
-        progress,
-        |r, simple, out| {
-            let view = View {
-                index: &index,
-                simple,
-                blocker: None,
-            };
-            blocker::compute_region(Kind::Simple, &g, &view, shapes[r], k, out)
-        },
-    )?;
+    let simple = build_table(dir, Kind::Simple, cfg, &shapes, &index, None, progress)?;
 
     // Blocker territories.
     let bshapes = enumerate(cfg.blocker_spec());
     let s2b = blocker_map(&index, shapes.len(), &bshapes)
         .ok_or_else(|| DbError::Build("a blocker region is not a simple region".into()))?;
-    let bk = cfg.blocker_max_queens as u32;
-    let blocker = build_table(
-        dir,
-        BLOCKER_FILE,
-        Kind::Blocker,
-        cfg.blocker_spec(),
-        cfg.blocker_max_queens,
-        &bshapes,
-        cfg.threads,
-        progress,
-        |r, done, out| {
-            let view = View {
-                index: &index,
-                simple: simple.part(),
-                blocker: Some((done, &s2b)),
-            };
-            blocker::compute_region(Kind::Blocker, &g, &view, bshapes[r], bk, out)
-        },
-    )?;
+    let below = Some((simple.part(), &s2b[..]));
+    let blocker = build_table(dir, Kind::Blocker, cfg, &bshapes, &index, below, progress)?;
     Ok(Summary {
         simple: simple.summary,
         blocker: blocker.summary,
@@ -410,20 +398,24 @@ impl Built {
     }
 }
 
-/// Builds one table region size by region size (`compute` sees the finished smaller
-/// regions of this table as a [`Part`]) and writes it atomically as `dir/name`.
-#[allow(clippy::too_many_arguments)]
+/// Builds the table of `kind` region size by region size and writes it atomically into
+/// `dir`. A region's values are computed from the finished smaller regions of this table
+/// and, for the blocker table, from the simple table and its map to blocker region ids
+/// (`simple`).
 fn build_table(
     dir: &Path,
-    name: &str,
     kind: Kind,
-    spec: RegionSpec,
-    max_queens: u8,
+    cfg: &DbConfig,
     shapes: &[Shape],
-    threads: usize,
+    index: &RegionIndex,
+    simple: Option<(Part<'_>, &[u32])>,
     progress: &mut dyn FnMut(&Progress),
-    compute: impl Fn(usize, Part<'_>, &mut Vec<u8>) -> Result<(), DbError> + Sync,
 ) -> Result<Built, DbError> {
+    let g = frame_geometry();
+    let (name, spec, max_queens) = match kind {
+        Kind::Simple => (SIMPLE_FILE, cfg.simple_spec(), cfg.max_queens),
+        Kind::Blocker => (BLOCKER_FILE, cfg.blocker_spec(), cfg.blocker_max_queens),
+    };
     let t0 = Instant::now();
     let layout = Layout::new(kind, max_queens as u32);
     let offsets = offsets_of(shapes, &layout);
@@ -434,7 +426,7 @@ fn build_table(
         shapes,
         &offsets,
         &mut values,
-        threads,
+        cfg.threads,
         progress,
         t0,
         |r, done, out| {
@@ -443,7 +435,19 @@ fn build_table(
                 layout: &layout,
                 values: done,
             };
-            compute(r, part, out)
+            let view = match simple {
+                None => View {
+                    index,
+                    simple: part,
+                    blocker: None,
+                },
+                Some((simple, s2b)) => View {
+                    index,
+                    simple,
+                    blocker: Some((part, s2b)),
+                },
+            };
+            blocker::compute_region(kind, &g, &view, shapes[r], max_queens as u32, out)
         },
     )?;
     let header = Header {
@@ -574,15 +578,11 @@ impl Database {
 
     /// The parameters the loaded tables were built with (`threads` is the machine default).
     pub fn config(&self) -> DbConfig {
-        DbConfig {
-            max_size: self.simple.spec.max_size,
-            rect: self.simple.spec.rect,
-            max_queens: self.simple.max_queens,
-            blocker_max_size: self.blocker.spec.max_size,
-            blocker_rect: self.blocker.spec.rect,
-            blocker_max_queens: self.blocker.max_queens,
-            ..DbConfig::default()
-        }
+        let (s, b) = (&self.simple, &self.blocker);
+        DbConfig::new(
+            (s.spec.max_size, s.spec.rect, s.max_queens),
+            (b.spec.max_size, b.spec.rect, b.max_queens),
+        )
     }
 
     pub fn dir(&self) -> &Path {

@@ -82,13 +82,8 @@ pub(crate) mod tests {
     fn one_queen_defect_figures_match_seed() {
         let dir = tempdir("defects");
         let cfg = DbConfig {
-            max_size: 7,
-            rect: (0, 0),
-            max_queens: 1,
-            blocker_max_size: 3,
-            blocker_rect: (0, 0),
-            blocker_max_queens: 1,
             threads: 2,
+            ..DbConfig::new((7, (0, 0), 1), (3, (0, 0), 1))
         };
         build(&dir, &cfg, &mut |_| {}).expect("build");
         let db = Database::open(&dir).expect("open");

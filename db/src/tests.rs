@@ -8,13 +8,8 @@ use amazons_format::{Cell, Color, Position};
 
 fn small_config() -> DbConfig {
     DbConfig {
-        max_size: 6,
-        rect: (2, 4),
-        max_queens: 3,
-        blocker_max_size: 5,
-        blocker_rect: (2, 3),
-        blocker_max_queens: 3,
         threads: 2,
+        ..DbConfig::new((6, (2, 4), 3), (5, (2, 3), 3))
     }
 }
 

@@ -35,16 +35,6 @@ fn tasks_with_subtask_shards_count_as_tried() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// Options with a 4 MiB table: enough for the 4x4 positions of these tests.
 fn small_table() -> Options {
     Options {
@@ -123,7 +113,7 @@ fn a_task_whose_kept_table_lies_is_solved_again_from_empty_tables() {
     let done = done.unwrap_or_else(|_| panic!("the retry should prove the task"));
     assert_eq!(done.winner, Color::Black);
     assert!(kept, "the retry restores the kept-table mode");
-    assert_eq!(files(&d), ["000-poisoned.cert"]);
+    assert_eq!(shard_names(&d), ["000-poisoned.cert"]);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -269,7 +259,7 @@ fn a_refuted_guess_leaves_no_shards_and_every_move_split_finds_the_win() {
     let refuted = prove_guess(&cx, &p, losing, "t", 1).expect("no error");
     assert!(refuted.is_none(), "the losing guess is refuted");
     assert_eq!(
-        files(&dir),
+        shard_names(&dir),
         vec!["t0.cert".to_string()],
         "refuted shards removed"
     );
@@ -305,7 +295,7 @@ fn a_guess_solves_its_replies_in_a_recorded_order_and_a_proved_refutation_needs_
     assert_eq!(reply_order(&cx, &after(losing), losing, "t", &p), None);
     let refuted = prove_guess(&cx, &p, losing, "t", 1).expect("no error");
     assert!(refuted.is_none(), "the losing guess is refuted");
-    assert!(files(&dir).is_empty(), "no subtask shard written");
+    assert!(shard_names(&dir).is_empty(), "no subtask shard written");
     assert_eq!(split_lines(&dir, "replies"), 0);
 
     // After the winning guess: every White reply once, recorded with the guess first.
@@ -419,7 +409,7 @@ fn idle_threads_take_subtasks_in_order_and_a_decisive_one_settles_the_list() {
         .collect();
     assert_eq!(winners, vec![Some(Color::White), Some(Color::Black), None]);
     assert_eq!(
-        files(&dir),
+        shard_names(&dir),
         vec!["t.0.cert".to_string(), "t.1.cert".to_string()]
     );
     pool.withdraw(&list);
@@ -520,7 +510,7 @@ fn a_recorded_split_is_followed_without_searching_again() {
             .any(|s| matches!(s, Step::Shard { .. })),
         "solved whole, not split"
     );
-    assert_eq!(files(&dir), vec!["t.cert".to_string()]);
+    assert_eq!(shard_names(&dir), vec!["t.cert".to_string()]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -549,7 +539,7 @@ fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_th
     split_line(&dir, "t", &p, "escalated", &[]);
     let pool = Pool::default();
     let subtasks = |dir: &Path| -> Vec<String> {
-        files(dir)
+        shard_names(dir)
             .into_iter()
             .filter(|f| f.starts_with("t.") && f != "t.cert")
             .collect()
@@ -565,7 +555,7 @@ fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_th
     let tried = subtasks(&dir);
     assert_eq!(tried.len(), 1, "one move tried");
     assert!(named(losing, &tried), "the losing move, first in order");
-    assert!(!files(&dir).contains(&"t.cert".to_string()));
+    assert!(!shard_names(&dir).contains(&"t.cert".to_string()));
 
     // No bound: the run goes on past every lost move to the winning one, which
     // proves the task alone.
@@ -577,7 +567,7 @@ fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_th
         steps.iter().any(|s| matches!(s, Step::Shard { .. })),
         "a split"
     );
-    assert!(files(&dir).contains(&"t.cert".to_string()));
+    assert!(shard_names(&dir).contains(&"t.cert".to_string()));
     let kept = subtasks(&dir);
     assert_eq!(
         kept.len(),
@@ -621,7 +611,7 @@ fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
     );
     // The proof is the split under that move: its replies' shards are on disk.
     let first = recorded.ranked[0].notation(p.board);
-    assert!(files(&dir)
+    assert!(shard_names(&dir)
         .iter()
         .any(|f| f.starts_with("t.") && f != "t.cert"));
     let steps = first_steps(&dir, "t");
@@ -683,7 +673,7 @@ fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalate
         "one certificate, not a manifest"
     );
     assert_eq!(
-        files(&dir),
+        shard_names(&dir),
         vec!["t.cert".to_string(), "t0.cert".to_string()]
     );
     assert_eq!(split_lines(&dir, "escalated"), 0);

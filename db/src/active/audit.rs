@@ -57,21 +57,21 @@ impl ActiveAuditReport {
 
 impl fmt::Display for ActiveAuditReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.sample {
-            Some((n, seed)) => {
-                write!(f, "active audit of a sample of {n} entries (seed {seed}): ")?
-            }
-            None => write!(f, "active audit of every entry: ")?,
-        }
-        writeln!(
+        let found = format!(
+            "{} entries checked (outcomes by plain search for both sides to move, \
+             thermograph-implied outcomes, values recomputed by a fresh store; {} too complex \
+             to revalue)",
+            self.checked, self.value_skipped
+        );
+        let scope = ("active audit", "", self.sample);
+        crate::audit::write_audit(
             f,
-            "{} entries checked (outcomes by plain search for both sides to move, thermograph-implied outcomes, values recomputed by a fresh store; {} too complex to revalue) in {:.1?}, {} mismatch(es)",
-            self.checked, self.value_skipped, self.elapsed, self.mismatch_count
-        )?;
-        for m in &self.mismatches {
-            writeln!(f, "  MISMATCH {m}")?;
-        }
-        Ok(())
+            scope,
+            &found,
+            self.elapsed,
+            self.mismatch_count,
+            &self.mismatches,
+        )
     }
 }
 

@@ -112,25 +112,31 @@ fn checkpoint_key(cfg: &ActiveConfig, regions: usize, entries: u64) -> String {
 
 impl fmt::Display for ActiveSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ActiveSummary {
+            regions,
+            entries,
+            mixed_entries,
+            games,
+            thermographs,
+            records,
+            ..
+        } = self;
         writeln!(
             f,
-            "active  {}: {} regions, {} entries ({} with both colours), {} distinct games, {} thermographs, {} records",
-            self.config.describe(),
-            self.regions,
-            self.entries,
-            self.mixed_entries,
-            self.games,
-            self.thermographs,
-            self.records
+            "active  {}: {regions} regions, {entries} entries ({mixed_entries} with both \
+             colours), {games} distinct games, {thermographs} thermographs, {records} records",
+            self.config.describe()
         )?;
         writeln!(
             f,
-            "        {} bytes ({:.3} bytes/entry), built in {:.1?}, blake3 {}, {}",
-            self.file_bytes,
-            self.file_bytes as f64 / self.entries.max(1) as f64,
-            self.build_time,
-            self.hash,
-            self.path.display()
+            "        {}",
+            crate::file_figures(
+                self.file_bytes,
+                *entries,
+                self.build_time,
+                &self.hash,
+                &self.path
+            )
         )?;
         if self.resumed_regions > 0 {
             writeln!(

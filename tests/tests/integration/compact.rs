@@ -109,7 +109,14 @@ fn compacting_a_sharded_4x4_rewrites_shards_first() {
     let dir = fresh_dir("sharded");
     let root = Position::start("4x4").expect("4x4");
     let plan = Plan::new(&root, None).expect("plan");
-    shard::run(&plan, &dir, &small_options(), 2, &|_| {}).expect("sharded solve");
+    shard::run(
+        &plan,
+        &dir,
+        &small_options(),
+        shard::Budget::threads(2),
+        &|_| {},
+    )
+    .expect("sharded solve");
     let manifest = dir.join("manifest.cert");
     // Expand every list, shards and manifest alike, then compact the directory back.
     rewrite_path(&dir, &full_line).expect("expanded");

@@ -26,24 +26,20 @@ fn root_hash(cert: &Certificate) -> [u8; 32] {
     amazons_format::hash_body(amazons_format::file::verified_body(&bytes).expect("body"))
 }
 
-/// The file names under `DIR/shards/`, sorted.
-fn shard_names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir.join("shards"))
-        .expect("shards")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// Whether a shard file name is a subtask's (`NNN-MOVE.MMM-REPLY.cert`).
 fn is_subtask(name: &str) -> bool {
     name.matches('.').count() > 1
 }
 
 fn run(plan: &Plan, dir: &Path, threads: usize) -> (Certificate, Vec<shard::Done>) {
-    shard::run(plan, dir, &small_options(), threads, &|_| {}).expect("sharded solve")
+    shard::run(
+        plan,
+        dir,
+        &small_options(),
+        shard::Budget::threads(threads),
+        &|_| {},
+    )
+    .expect("sharded solve")
 }
 
 #[test]
@@ -119,9 +115,15 @@ fn a_resumed_run_takes_the_finished_shards_first() {
     }
     let on_disk = unique.len() - 2;
     let seen = std::sync::Mutex::new(Vec::new());
-    shard::run(&plan, &dir, &small_options(), 1, &|p| {
-        seen.lock().expect("lock").push((p.done, p.resumed));
-    })
+    shard::run(
+        &plan,
+        &dir,
+        &small_options(),
+        shard::Budget::threads(1),
+        &|p| {
+            seen.lock().expect("lock").push((p.done, p.resumed));
+        },
+    )
     .expect("resumed run");
     let seen = seen.into_inner().expect("lock");
     assert!(
@@ -186,9 +188,15 @@ fn progress_counts_the_nodes_of_running_and_finished_tasks() {
     let plan = plan_4x4();
     let dir = fresh_dir("progress");
     let reports = std::sync::Mutex::new(Vec::new());
-    let (_, done) = shard::run(&plan, &dir, &small_options(), 2, &|p| {
-        reports.lock().expect("lock").push(p.clone());
-    })
+    let (_, done) = shard::run(
+        &plan,
+        &dir,
+        &small_options(),
+        shard::Budget::threads(2),
+        &|p| {
+            reports.lock().expect("lock").push(p.clone());
+        },
+    )
     .expect("sharded solve");
     let reports = reports.into_inner().expect("lock");
     let unique = plan.unique().count();
@@ -379,7 +387,7 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
         b.name.clone(),
         c.name.split_once('-').expect("NNN-MOVE").1.to_string(),
     ];
-    match shard::run_with(&plan, &dir, &small_options(), budget(first), &|_| {}) {
+    match shard::run(&plan, &dir, &small_options(), budget(first), &|_| {}) {
         Err(shard::ShardError::Skipped { skipped, total }) => {
             assert_eq!(total, unique.len());
             assert_eq!(
@@ -395,7 +403,7 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
         .map(|t| format!("{}.cert", t.name))
         .collect();
     assert_eq!(
-        shard_names(&dir),
+        shard::shard_names(&dir),
         names,
         "shards of the selected tasks only"
     );
@@ -406,7 +414,7 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
         .iter()
         .map(|t| format!("{:03}", t.index))
         .collect();
-    let (manifest, done) = shard::run_with(&plan, &dir, &small_options(), budget(rest), &|_| {})
+    let (manifest, done) = shard::run(&plan, &dir, &small_options(), budget(rest), &|_| {})
         .expect("the last run finishes the result");
     let resumed: Vec<usize> = done
         .iter()
@@ -425,7 +433,7 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
     // A selector that names no task is refused before anything runs.
     let bad = fresh_dir("only-bad");
     let only = vec!["z9-z8xz7".into()];
-    let err = shard::run_with(&plan, &bad, &small_options(), budget(only), &|_| {});
+    let err = shard::run(&plan, &bad, &small_options(), budget(only), &|_| {});
     assert!(matches!(err, Err(shard::ShardError::NoSuchTask(s)) if s == "z9-z8xz7"));
     assert!(!bad.join("plan.txt").exists(), "nothing written");
     let _ = std::fs::remove_dir_all(&bad);
@@ -437,13 +445,13 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
     let (j, _) = mirrored.mirror.expect("mirror");
     let via = fresh_dir("only-mirror");
     let only = vec![mirrored.index.to_string()];
-    let err = shard::run_with(&plan, &via, &small_options(), budget(only), &|_| {});
+    let err = shard::run(&plan, &via, &small_options(), budget(only), &|_| {});
     assert!(
         matches!(err, Err(shard::ShardError::Skipped { .. })),
         "{err:?}"
     );
     assert_eq!(
-        shard_names(&via),
+        shard::shard_names(&via),
         vec![format!("{}.cert", plan.tasks[j].name)],
         "the mirrored task's original was solved"
     );
@@ -652,8 +660,8 @@ fn tasks_whose_proof_is_over_the_step_limit_are_split_and_still_check() {
         ..Default::default()
     };
     let (manifest, _) =
-        shard::run_with(&plan, &dir, &capped(500), budget, &|_| {}).expect("split solve");
-    let names = shard_names(&dir);
+        shard::run(&plan, &dir, &capped(500), budget, &|_| {}).expect("split solve");
+    let names = shard::shard_names(&dir);
     assert!(
         names.iter().any(|n| is_subtask(n)),
         "some task was split into subtasks"
@@ -691,7 +699,7 @@ fn tasks_over_budget_are_split_or_left_open() {
 
     // Without splitting, tasks over the budget stay open; the others are written.
     let dir = fresh_dir("open");
-    let e = shard::run_with(&plan, &dir, &tight, budget(0), &|_| {}).expect_err("open tasks");
+    let e = shard::run(&plan, &dir, &tight, budget(0), &|_| {}).expect_err("open tasks");
     let shard::ShardError::Unfinished { open, total, .. } = e else {
         panic!("expected unfinished tasks, got {e}");
     };
@@ -716,9 +724,11 @@ fn tasks_over_budget_are_split_or_left_open() {
 
     // With splitting, big tasks become manifests of subtasks, and the whole checks.
     let dir = fresh_dir("split");
-    let (manifest, _) =
-        shard::run_with(&plan, &dir, &tight, budget(3), &|_| {}).expect("split solve");
-    let nested = shard_names(&dir).iter().filter(|n| is_subtask(n)).count();
+    let (manifest, _) = shard::run(&plan, &dir, &tight, budget(3), &|_| {}).expect("split solve");
+    let nested = shard::shard_names(&dir)
+        .iter()
+        .filter(|n| is_subtask(n))
+        .count();
     assert!(nested > 0, "some task was split into subtasks");
     let shards = DirShards::scan(&dir.join("shards"));
     let report = check_with(&manifest, &shards).expect("split manifest checks");
@@ -727,7 +737,7 @@ fn tasks_over_budget_are_split_or_left_open() {
         "nested shards are checked too"
     );
     // Every shard on disk is part of the proof: a refuted guess leaves none behind.
-    let files = shard_names(&dir).len();
+    let files = shard::shard_names(&dir).len();
     assert_eq!(report.shards, files, "shards on disk outside the proof");
     assert_eq!(
         manifest.root.winner,
@@ -741,7 +751,7 @@ fn tasks_over_budget_are_split_or_left_open() {
         hash_mib: tight.hash_mib / 2,
         ..tight.clone()
     };
-    let (one, _) = shard::run_with(
+    let (one, _) = shard::run(
         &plan,
         &alone,
         &half,
@@ -756,11 +766,11 @@ fn tasks_over_budget_are_split_or_left_open() {
     let _ = std::fs::remove_dir_all(&alone);
     // Resuming a split run re-solves nothing and gives the same root hash.
     let (again, done) =
-        shard::run_with(&plan, &dir, &tight, budget(3), &|_| {}).expect("resumed split solve");
+        shard::run(&plan, &dir, &tight, budget(3), &|_| {}).expect("resumed split solve");
     assert!(done.iter().all(|d| d.resumed));
     assert_eq!(root_hash(&again), root_hash(&manifest));
     // A damaged subtask shard is noticed by the checker.
-    let victim = (shard_names(&dir).into_iter())
+    let victim = (shard::shard_names(&dir).into_iter())
         .find(|n| is_subtask(n))
         .map(|n| dir.join("shards").join(n))
         .expect("a subtask shard");
@@ -790,7 +800,7 @@ fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
         ..Default::default()
     };
     let (manifest, done) =
-        shard::run_with(&plan, &dir, &small_options(), budget, &|_| {}).expect("shared solve");
+        shard::run(&plan, &dir, &small_options(), budget, &|_| {}).expect("shared solve");
     let shards = DirShards::scan(&dir.join("shards"));
     check_with(&manifest, &shards).expect("manifest checks");
     assert_eq!(manifest.root.winner, amazons_format::Color::Black);
@@ -827,7 +837,7 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
         ..Default::default()
     };
     let (manifest, done) =
-        shard::run_with(&plan, &dir, &small_options(), budget, &|_| {}).expect("solve");
+        shard::run(&plan, &dir, &small_options(), budget, &|_| {}).expect("solve");
     assert_eq!(manifest.root.winner, amazons_format::Color::White);
     assert!(matches!(
         manifest.steps[..],
@@ -836,7 +846,7 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
     assert_eq!(done.len(), 1);
     let shards = DirShards::scan(&dir.join("shards"));
     check_with(&manifest, &shards).expect("manifest checks");
-    let written = shard_names(&dir).len();
+    let written = shard::shard_names(&dir).len();
     assert!(
         written < plan.unique().count(),
         "stopped early: {written} of {} tasks",
@@ -873,7 +883,7 @@ fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
         guess_order: true,
         ..Default::default()
     };
-    let (manifest, _) = shard::run_with(&plan, &dir, &opts, budget, &|_| {}).expect("solve");
+    let (manifest, _) = shard::run(&plan, &dir, &opts, budget, &|_| {}).expect("solve");
     assert_eq!(manifest.root.winner, amazons_format::Color::White);
     let shards = DirShards::scan(&dir.join("shards"));
     let report = check_with(&manifest, &shards).expect("manifest checks");
