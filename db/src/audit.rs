@@ -45,15 +45,15 @@ pub struct Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} entry {} (region {}, file offset {}): position {}",
-            self.kind.name(),
-            self.entry,
-            self.region,
-            self.file_offset,
-            self.position
-        )?;
+        let Mismatch {
+            entry,
+            region,
+            file_offset,
+            position,
+            ..
+        } = self;
+        let kind = self.kind.name();
+        write!(f, "{kind} entry {entry} (region {region}, file offset {file_offset}): position {position}")?;
         if !self.blockers.is_empty() {
             write!(f, " blockers {}", self.blockers.join(","))?;
         }

@@ -214,15 +214,19 @@ impl Layout {
         kind_ok && b + q <= self.max_queens && b + q <= n && (n as usize) <= MAX_SQUARES
     }
 
+    /// The first entry of the group of `b` blockers and `q` normal queens in a region of
+    /// `n` squares, if the table has that group and the index masks are `disjoint`.
+    #[inline]
+    fn group_base(&self, n: u32, (b, q): (u32, u32), disjoint: bool) -> Option<u64> {
+        (self.has_group(n, b, q) && disjoint).then(|| self.off[n as usize][b as usize][q as usize])
+    }
+
     /// Entry within the region for blocker indices `bm` and normal-queen indices `qm`
     /// (indices are positions in the region's ascending square order).
     #[inline]
     pub fn entry(&self, n: u32, bm: u128, qm: u128) -> Option<u64> {
         let (b, q) = (bm.count_ones(), qm.count_ones());
-        if !self.has_group(n, b, q) || bm & qm != 0 {
-            return None;
-        }
-        let base = self.off[n as usize][b as usize][q as usize];
+        let base = self.group_base(n, (b, q), bm & qm == 0)?;
         if b == 0 {
             Some(base + rank(qm))
         } else {
@@ -234,10 +238,7 @@ impl Layout {
     #[inline]
     pub fn entry64(&self, n: u32, bm: u64, qm: u64) -> Option<u64> {
         let (b, q) = (bm.count_ones(), qm.count_ones());
-        if !self.has_group(n, b, q) || bm & qm != 0 {
-            return None;
-        }
-        let base = self.off[n as usize][b as usize][q as usize];
+        let base = self.group_base(n, (b, q), bm & qm == 0)?;
         if b == 0 {
             return Some(base + rank64(qm));
         }
@@ -254,19 +255,9 @@ impl Layout {
 
     /// Inverse of [`Layout::entry`]: the blocker and normal index masks of an entry.
     pub fn decode(&self, n: u32, e: u64) -> Option<(u128, u128)> {
-        let k = self.max_queens;
-        for (b, q) in groups(self.kind, k, n) {
-            let base = self.off[n as usize][b as usize][q as usize];
-            let per = binom(n - b, q);
-            let size = binom(n, b) * per;
-            if e >= base && e < base + size {
-                let i = e - base;
-                let bm = unrank(i / per, b, n);
-                let qm = expand(unrank(i % per, q, n - b), bm, n);
-                return Some((bm, qm));
-            }
-        }
-        None
+        let base = |b: u32, q: u32| self.off[n as usize][b as usize][q as usize];
+        let groups = groups(self.kind, self.max_queens, n);
+        decode_entry(e, n, groups, base, binom, unrank)
     }
 }
 
@@ -288,6 +279,31 @@ pub fn groups(kind: Kind, k: u32, n: u32) -> Vec<(u32, u32)> {
         }
     }
     v
+}
+
+/// Inverse of an entry index within a region of `n` squares: the index masks of entry `e`
+/// (the first group's, then the second's among the squares the first leaves), given the
+/// region's groups `(a, b)`, the first entry of each (`base`), and the table's binomial
+/// and unranking.
+pub(crate) fn decode_entry(
+    e: u64,
+    n: u32,
+    groups: impl IntoIterator<Item = (u32, u32)>,
+    base: impl Fn(u32, u32) -> u64,
+    binom: fn(u32, u32) -> u64,
+    unrank: fn(u64, u32, u32) -> u128,
+) -> Option<(u128, u128)> {
+    for (a, b) in groups {
+        let base = base(a, b);
+        let per = binom(n - a, b);
+        let size = binom(n, a) * per;
+        if e >= base && e < base + size {
+            let i = e - base;
+            let am = unrank(i / per, a, n);
+            return Some((am, expand(unrank(i % per, b, n - a), am, n)));
+        }
+    }
+    None
 }
 
 /// Iterates the `k`-subsets of `n` positions in colex (rank) order.

@@ -1,7 +1,7 @@
 //! The perfect index of an active table: the positions of each region in colex order of their queen sets.
 
 use super::MAX_AREA;
-use crate::index::{compress, expand};
+use crate::index::compress;
 
 const NB: usize = MAX_AREA as usize + 1;
 
@@ -100,15 +100,23 @@ impl ActiveLayout {
         self.len[ci][n as usize]
     }
 
+    /// The first entry of the group of `b` Black and `w` White queens in a region of `n`
+    /// squares with queen cap `ci`, if there is such a group and the queens' index masks
+    /// are `disjoint`.
+    #[inline]
+    fn group_base(&self, ci: usize, n: u32, (b, w): (u32, u32), disjoint: bool) -> Option<u64> {
+        let cap = self.caps[ci];
+        if b > cap || w > cap || b + w == 0 || b + w > n || !disjoint || n as usize >= NB {
+            return None;
+        }
+        Some(self.off[ci][n as usize][b as usize][w as usize])
+    }
+
     /// The entry of Black index mask `bm` and White index mask `wm` within its region.
     #[inline]
     pub(super) fn entry(&self, ci: usize, n: u32, bm: u128, wm: u128) -> Option<u64> {
         let (b, w) = (bm.count_ones(), wm.count_ones());
-        let cap = self.caps[ci];
-        if b > cap || w > cap || b + w == 0 || b + w > n || bm & wm != 0 || n as usize >= NB {
-            return None;
-        }
-        let base = self.off[ci][n as usize][b as usize][w as usize];
+        let base = self.group_base(ci, n, (b, w), bm & wm == 0)?;
         Some(base + rank(bm) * binom(n - b, w) + rank(compress(wm, bm)))
     }
 
@@ -116,11 +124,7 @@ impl ActiveLayout {
     #[inline]
     pub(super) fn entry32(&self, ci: usize, n: u32, bm: u32, wm: u32) -> Option<u64> {
         let (b, w) = (bm.count_ones(), wm.count_ones());
-        let cap = self.caps[ci];
-        if b > cap || w > cap || b + w == 0 || b + w > n || bm & wm != 0 || n as usize >= NB {
-            return None;
-        }
-        let base = self.off[ci][n as usize][b as usize][w as usize];
+        let base = self.group_base(ci, n, (b, w), bm & wm == 0)?;
         // Colex ranks; White's indices among the non-Black squares.
         let (mut rb, mut rw) = (0u64, 0u64);
         let (mut m, mut j) = (bm, 1usize);
@@ -143,17 +147,8 @@ impl ActiveLayout {
 
     /// Inverse of [`ActiveLayout::entry`].
     pub(super) fn decode(&self, ci: usize, n: u32, e: u64) -> Option<(u128, u128)> {
-        for (b, w) in active_groups(n, self.caps[ci]) {
-            let base = self.off[ci][n as usize][b as usize][w as usize];
-            let per = binom(n - b, w);
-            let size = binom(n, b) * per;
-            if e >= base && e < base + size {
-                let i = e - base;
-                let bm = unrank(i / per, b, n);
-                let wm = expand(unrank(i % per, w, n - b), bm, n);
-                return Some((bm, wm));
-            }
-        }
-        None
+        let base = |b: u32, w: u32| self.off[ci][n as usize][b as usize][w as usize];
+        let groups = active_groups(n, self.caps[ci]);
+        crate::index::decode_entry(e, n, groups, base, binom, unrank)
     }
 }

@@ -131,29 +131,31 @@ pub struct ActiveConfig {
 }
 
 impl ActiveConfig {
+    /// These tiers, storing the canonical values of up to [`DEFAULT_VALUE_LEN`] characters.
+    pub fn of(tiers: Vec<Tier>) -> ActiveConfig {
+        ActiveConfig {
+            tiers,
+            max_value_len: DEFAULT_VALUE_LEN,
+        }
+    }
+
     /// Every area fitting 2x6 (hence 1xn and 2xn, n <= 6) or 3x4 (hence 3x3), any number
     /// of queens: 824 regions, 8.6 M positions; measured 53 s on one core of a loaded
     /// 2-core machine, 64 MB with all values stored (2.9 GB peak memory at most).
     pub fn quick() -> ActiveConfig {
-        ActiveConfig {
-            tiers: vec![Tier::new(2, 6, 12), Tier::new(3, 4, 12)],
-            max_value_len: DEFAULT_VALUE_LEN,
-        }
+        ActiveConfig::of(vec![Tier::new(2, 6, 12), Tier::new(3, 4, 12)])
     }
 
     /// The default set: [`ActiveConfig::quick`] plus 3x5 and 4x4 areas with one queen of
     /// each colour: 7743 regions, 9.3 M positions; measured 74-92 s, 81 MB, 1 GB peak
     /// memory (the memo caches are cleared past a limit).
     pub fn standard() -> ActiveConfig {
-        ActiveConfig {
-            tiers: vec![
-                Tier::new(2, 6, 12),
-                Tier::new(3, 4, 12),
-                Tier::new(3, 5, 1),
-                Tier::new(4, 4, 1),
-            ],
-            max_value_len: DEFAULT_VALUE_LEN,
-        }
+        ActiveConfig::of(vec![
+            Tier::new(2, 6, 12),
+            Tier::new(3, 4, 12),
+            Tier::new(3, 5, 1),
+            Tier::new(4, 4, 1),
+        ])
     }
 
     /// The paper's full set (issue 5): 1xn, 2xn (n <= 6) and 3xn (n <= 5) with any number
@@ -162,24 +164,18 @@ impl ActiveConfig {
     /// about 9 GB while building (see BENCHMARKS.md); the same tiers as
     /// `--tiers 2x6,3x4,3x5,3x6:2,4x4:2`, so either resumes the other's checkpoint.
     pub fn paper() -> ActiveConfig {
-        ActiveConfig {
-            tiers: vec![
-                Tier::new(2, 6, 12),
-                Tier::new(3, 4, 12),
-                Tier::new(3, 5, 15),
-                Tier::new(3, 6, 2),
-                Tier::new(4, 4, 2),
-            ],
-            max_value_len: DEFAULT_VALUE_LEN,
-        }
+        ActiveConfig::of(vec![
+            Tier::new(2, 6, 12),
+            Tier::new(3, 4, 12),
+            Tier::new(3, 5, 15),
+            Tier::new(3, 6, 2),
+            Tier::new(4, 4, 2),
+        ])
     }
 
     /// A tiny set for tests: areas fitting 2x4 or 3x3.
     pub fn tiny() -> ActiveConfig {
-        ActiveConfig {
-            tiers: vec![Tier::new(2, 4, 8), Tier::new(3, 3, 9)],
-            max_value_len: DEFAULT_VALUE_LEN,
-        }
+        ActiveConfig::of(vec![Tier::new(2, 4, 8), Tier::new(3, 3, 9)])
     }
 
     /// Checks the limits (tier count, rectangle sizes, caps).
@@ -265,10 +261,7 @@ impl ActiveConfig {
             }
             tiers.push(Tier::new(a.min(b), a.max(b), cap));
         }
-        let cfg = ActiveConfig {
-            tiers,
-            max_value_len: DEFAULT_VALUE_LEN,
-        };
+        let cfg = ActiveConfig::of(tiers);
         cfg.validate()?;
         Ok(cfg)
     }
