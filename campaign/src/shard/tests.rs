@@ -71,6 +71,20 @@ fn black_to_move() -> (Position, Move, Move) {
     )
 }
 
+/// What most split tests start from: Black to move with a losing and a winning move
+/// ([`black_to_move`]), a small table, a fresh directory named after `tag` and a pool.
+fn setup(tag: &str) -> (Position, Move, Move, Options, PathBuf, Pool) {
+    let (p, losing, winning) = black_to_move();
+    (
+        p,
+        losing,
+        winning,
+        small_table(),
+        tempdir(tag),
+        Pool::default(),
+    )
+}
+
 /// A wrong proven entry in a table kept from an earlier task (as a key collision
 /// leaves one) makes extraction find no proven move; the task is then solved once
 /// more from empty tables and its shard written, instead of the run ending.
@@ -249,12 +263,9 @@ fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
 
 #[test]
 fn a_refuted_guess_leaves_no_shards_and_every_move_split_finds_the_win() {
-    let (p, losing, winning) = black_to_move();
-    let opts = small_table();
-    let dir = tempdir("guess");
+    let (p, losing, winning, opts, dir, pool) = setup("guess");
     // A sibling whose name shares a prefix must survive the clean-up.
     std::fs::write(dir.join("shards").join("t0.cert"), b"x").expect("write");
-    let pool = Pool::default();
     let cx = Split::new(&dir, &p, &opts, &pool);
     let refuted = prove_guess(&cx, &p, losing, "t", 1).expect("no error");
     assert!(refuted.is_none(), "the losing guess is refuted");
@@ -282,11 +293,8 @@ fn a_refuted_guess_leaves_no_shards_and_every_move_split_finds_the_win() {
 
 #[test]
 fn a_guess_solves_its_replies_in_a_recorded_order_and_a_proved_refutation_needs_no_subtask() {
-    let (p, losing, winning) = black_to_move();
+    let (p, losing, winning, opts, dir, pool) = setup("replies");
     let g = Geometry::new(p.board);
-    let opts = small_table();
-    let pool = Pool::default();
-    let dir = tempdir("replies");
     let cx = Split::new(&dir, &p, &opts, &pool);
     let after = |m: Move| Pos::from_position(&p).play(m).to_position(&g);
 
@@ -336,10 +344,7 @@ fn a_guess_solves_its_replies_in_a_recorded_order_and_a_proved_refutation_needs_
 
 #[test]
 fn limited_tries_move_on_past_lost_moves_and_settle_a_loss_once_every_move_is_tried() {
-    let (p, losing, winning) = black_to_move();
-    let opts = small_table();
-    let dir = tempdir("tries");
-    let pool = Pool::default();
+    let (p, losing, winning, opts, dir, pool) = setup("tries");
     let cx = Split::new(&dir, &p, &opts, &pool);
     // One try per call, losing move first: the first call proves it lost and stays
     // open; the next goes on to the winning move instead of trying the lost one again.
@@ -377,10 +382,7 @@ fn limited_tries_move_on_past_lost_moves_and_settle_a_loss_once_every_move_is_tr
 
 #[test]
 fn idle_threads_take_subtasks_in_order_and_a_decisive_one_settles_the_list() {
-    let (p, losing, winning) = black_to_move();
-    let opts = small_table();
-    let dir = tempdir("pool");
-    let pool = Pool::default();
+    let (p, losing, winning, opts, dir, pool) = setup("pool");
     let cx = Split::new(&dir, &p, &opts, &pool);
     let after = |m| amazons_checker::rules::play(&p, m);
     let items = vec![
