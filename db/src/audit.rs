@@ -45,15 +45,12 @@ pub struct Mismatch {
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Mismatch {
-            entry,
-            region,
-            file_offset,
-            position,
-            ..
-        } = self;
-        let kind = self.kind.name();
-        write!(f, "{kind} entry {entry} (region {region}, file offset {file_offset}): position {position}")?;
+        let (kind, entry, region) = (self.kind.name(), self.entry, self.region);
+        write!(
+            f,
+            "{kind} entry {entry} (region {region}, file offset {}): position {}",
+            self.file_offset, self.position
+        )?;
         if !self.blockers.is_empty() {
             write!(f, " blockers {}", self.blockers.join(","))?;
         }

@@ -150,27 +150,22 @@ impl ActiveConfig {
     /// each colour: 7743 regions, 9.3 M positions; measured 74-92 s, 81 MB, 1 GB peak
     /// memory (the memo caches are cleared past a limit).
     pub fn standard() -> ActiveConfig {
-        ActiveConfig::of(vec![
-            Tier::new(2, 6, 12),
-            Tier::new(3, 4, 12),
-            Tier::new(3, 5, 1),
-            Tier::new(4, 4, 1),
-        ])
+        ActiveConfig::quick().with(&[Tier::new(3, 5, 1), Tier::new(4, 4, 1)])
     }
 
-    /// The paper's full set (issue 5): 1xn, 2xn (n <= 6) and 3xn (n <= 5) with any number
+    /// The paper's full set: 1xn, 2xn (n <= 6) and 3xn (n <= 5) with any number
     /// of queens, 3x6 with at most two queens each, 4x4 with at most two each: 28,814
     /// regions, 368.9 M positions, about 42 M distinct games. Hours of one thread and
     /// about 9 GB while building (see BENCHMARKS.md); the same tiers as
     /// `--tiers 2x6,3x4,3x5,3x6:2,4x4:2`, so either resumes the other's checkpoint.
     pub fn paper() -> ActiveConfig {
-        ActiveConfig::of(vec![
-            Tier::new(2, 6, 12),
-            Tier::new(3, 4, 12),
-            Tier::new(3, 5, 15),
-            Tier::new(3, 6, 2),
-            Tier::new(4, 4, 2),
-        ])
+        ActiveConfig::quick().with(&[Tier::new(3, 5, 15), Tier::new(3, 6, 2), Tier::new(4, 4, 2)])
+    }
+
+    /// These tiers followed by `more`.
+    fn with(mut self, more: &[Tier]) -> ActiveConfig {
+        self.tiers.extend_from_slice(more);
+        self
     }
 
     /// A tiny set for tests: areas fitting 2x4 or 3x3.
