@@ -5,7 +5,8 @@
 //! - [`index`]: the perfect index of a queen placement within its region.
 //! - [`simple`], [`blocker`]: the per-region value computations (paper section III).
 //! - [`store`]: the file format (header, hash, sentinel), atomic writes, typed errors.
-//! - [`audit`]: recomputation of entries with code that shares nothing with the builder.
+//! - [`audit`](mod@audit): recomputation of entries with code that shares nothing with the
+//!   builder.
 //! - [`active`]: the active-area tables (thermographs of areas holding both colours), with
 //!   [`checkpoint`] for resuming their build.
 //!
