@@ -83,7 +83,9 @@ pub(crate) enum TestsetCommand {
     /// The solver comparison of paper V-A (Fig. 13): test-set positions ordered by empty
     /// squares, each solved with ab and with df-pn in the 8 combinations of the simple
     /// territory, blocker territory and active-area databases; writes fig13.csv,
-    /// fig13.md and one SVG plot per board (nodes on a log axis) into -o DIR.
+    /// fig13.md and one SVG plot per board (nodes on a log axis) into -o DIR. Every
+    /// finished solve is appended to DIR/fig13-BOARD.journal: rerunning the same command
+    /// resumes (solves in the journal are not repeated).
     Fig13 {
         /// Directory of the game files.
         #[arg(long, default_value = "tests/data/selfplay")]
@@ -91,13 +93,22 @@ pub(crate) enum TestsetCommand {
         /// Boards.
         #[arg(long, value_delimiter = ',', default_value = "5x5,6x6")]
         boards: Vec<String>,
-        /// Test cases per board.
+        /// Test cases per board: distinct positions of the games whose sizes (empty
+        /// squares) spread evenly from --min-empties to --max-empties.
         #[arg(long, default_value_t = 30, value_name = "N")]
         positions: usize,
-        /// The first case of a game is this many plies before its end (one value for
-        /// every board, or one per board in --boards order).
-        #[arg(long, value_delimiter = ',', default_value = "4", value_name = "PLIES")]
-        from_end: Vec<usize>,
+        /// Empty squares of the smallest case (one value for every board, or one per
+        /// board in --boards order).
+        #[arg(long, value_delimiter = ',', default_value = "8", value_name = "E")]
+        min_empties: Vec<u32>,
+        /// Empty squares of the largest case (one value, or one per board; default: the
+        /// start position's).
+        #[arg(long, value_delimiter = ',', value_name = "E")]
+        max_empties: Vec<u32>,
+        /// A configuration over the node budget on this many consecutive cases of a board
+        /// is not run on the board's larger cases (its line ends); 0: run every case.
+        #[arg(long, default_value_t = 1, value_name = "K")]
+        give_up_after: usize,
         /// Node budget per solve (search and extraction each).
         #[arg(long, default_value_t = 10_000_000, value_name = "N")]
         max_nodes: u64,
@@ -147,7 +158,9 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             dir,
             boards,
             positions,
-            from_end,
+            min_empties,
+            max_empties,
+            give_up_after,
             max_nodes,
             ab_log2,
             dfpn_log2,
@@ -157,8 +170,13 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             db_dir,
         } => {
             use amazons_solver::fig13;
-            if from_end.len() != 1 && from_end.len() != boards.len() {
-                return usage("--from-end: one value, or one per board");
+            for (name, v) in [
+                ("--min-empties", &min_empties),
+                ("--max-empties", &max_empties),
+            ] {
+                if v.len() > 1 && v.len() != boards.len() {
+                    return usage(format!("{name}: one value, or one per board"));
+                }
             }
             if !(10..=30).contains(&ab_log2) || !(10..=30).contains(&dfpn_log2) {
                 return usage("--ab-log2 and --dfpn-log2 must be between 10 and 30");
@@ -184,7 +202,9 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             let opts = fig13::Fig13Options {
                 boards,
                 positions,
-                from_end,
+                min_empties,
+                max_empties,
+                give_up_after,
                 max_nodes,
                 ab_log2,
                 dfpn_log2,
@@ -193,7 +213,7 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
                 db,
                 active,
             };
-            let runs = fig13::run(&dir, &opts, &mut |line| eprintln!("{line}"))?;
+            let runs = fig13::run(&dir, &opts, Some(&output), &mut |line| eprintln!("{line}"))?;
             for path in fig13::write_all(&output, &runs, &opts)? {
                 println!("wrote {}", path.display());
             }

@@ -94,9 +94,13 @@ pub struct Fig13Options {
     pub boards: Vec<String>,
     /// Positions per board.
     pub positions: usize,
-    /// Plies before the end of a game of the first position taken from it: one for
-    /// every board, or one per board.
-    pub from_end: Vec<usize>,
+    /// Empty squares of the smallest and the largest cases: one value for every board,
+    /// or one per board (none for `max_empties`: the start position's).
+    pub min_empties: Vec<u32>,
+    pub max_empties: Vec<u32>,
+    /// The give-up rule: a configuration over the budget on this many consecutive cases
+    /// of a board is not run on the board's later (larger) cases; 0: never give up.
+    pub give_up_after: usize,
     /// Node budget of each solve (search and extraction each).
     pub max_nodes: u64,
     /// Main table entries, as powers of two (paper: ab 25, df-pn 22).
@@ -120,17 +124,29 @@ pub struct Case {
     pub position: Position,
 }
 
+/// How a solve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Solved (and the certificate checked): the winner.
+    Solved(Color),
+    /// Over the node budget, in the search or (`in_extraction`) in the extraction.
+    OverBudget { in_extraction: bool },
+    /// Not run: the configuration gave up on an earlier case of the board.
+    NotRun,
+}
+
 /// What one solve of one case measured.
 #[derive(Debug, Clone)]
 pub struct Measure {
     pub config: SolverConfig,
-    /// `None`: over the node budget (`budget_in` says where).
-    pub winner: Option<Color>,
-    pub budget_in: &'static str,
+    pub outcome: Outcome,
     pub search_nodes: u64,
     pub extraction_nodes: u64,
+    /// Wall time of the search and the extraction.
     pub search_s: f64,
     pub extract_s: f64,
+    /// CPU time of the solving thread (search, extraction and check), when known.
+    pub cpu_s: Option<f64>,
     /// Peak resident memory of the process during the solve (MiB), when known.
     pub peak_mib: Option<f64>,
     pub evaluations: u64,
@@ -138,38 +154,75 @@ pub struct Measure {
     pub census: Option<ActiveCensus>,
 }
 
-/// The test cases of `board`: positions of the games of the test set in `dir`, from
-/// `from_end` plies before each game's end backwards, game after game, ordered by empty
-/// squares (so the cases grow, as in the paper's figure).
+/// The test cases of `board`: `count` distinct positions of the games of the test set
+/// in `dir` whose sizes (empty squares) spread evenly from `min_empties` to
+/// `max_empties` (`None`: the start position's), ordered by size, so the cases grow as in
+/// the paper's figure. A position with `e` empty squares is the position after
+/// `start - e` plies of a game (every move shoots one arrow). The `i`-th of `count`
+/// targets is the size `min + round(i * (max - min) / (count - 1))`; a target takes the
+/// position of that size from the first game (in file order) that gives one not chosen
+/// yet (positions are compared as grids with the side to move, so the start position and
+/// early positions that games share are taken once); when no such game is left, it takes
+/// the nearest smaller size that has one. Fewer cases only when no size has one left.
 pub fn cases(
     dir: &Path,
     board: &str,
     count: usize,
-    from_end: usize,
+    min_empties: u32,
+    max_empties: Option<u32>,
 ) -> Result<Vec<Case>, Fig13Error> {
     let set = crate::testset::load(&dir.join(crate::testset::file_name(board)))?;
     let start = Position::start(board).map_err(|e| Fig13Error::Usage(e.to_string()))?;
     let g = Geometry::new(start.board);
-    let mut out = Vec::new();
-    'games: for (n, moves) in &set.games {
-        let mut back = from_end;
-        while back <= moves.len() {
-            if out.len() == count {
-                break 'games;
+    let start_empties = Pos::from_position(&start).empty(&g).count();
+    let max = max_empties.unwrap_or(start_empties).min(start_empties);
+    if min_empties > max {
+        return Err(Fig13Error::Usage(format!(
+            "{board}: --min-empties {min_empties} is above the largest size {max}"
+        )));
+    }
+    // Every game's positions by size: `by_size[e]` lists (game, ply, position).
+    let mut by_size: Vec<Vec<(usize, usize, Position)>> = vec![Vec::new(); max as usize + 1];
+    for (n, moves) in &set.games {
+        let mut p = Pos::from_position(&start);
+        for ply in 0..=moves.len() {
+            let e = start_empties - ply as u32;
+            if e < min_empties {
+                break;
             }
-            let ply = moves.len() - back;
-            let mut p = Pos::from_position(&start);
-            for &m in &moves[..ply] {
+            if e <= max {
+                by_size[e as usize].push((*n, ply, p.to_position(&g)));
+            }
+            if let Some(&m) = moves.get(ply) {
                 p = p.play(m);
             }
-            out.push(Case {
-                board: board.to_string(),
-                game: *n,
-                ply,
-                empties: p.empty(&g).count(),
-                position: p.to_position(&g),
-            });
-            back += 1;
+        }
+    }
+    let mut taken = std::collections::HashSet::new();
+    let mut next = vec![0usize; max as usize + 1];
+    let mut out = Vec::new();
+    for i in 0..count {
+        let span = (max - min_empties) as usize;
+        let target = min_empties as usize
+            + if count > 1 {
+                (i * span + (count - 1) / 2) / (count - 1)
+            } else {
+                span
+            };
+        'sizes: for e in (min_empties as usize..=target).rev() {
+            while let Some((game, ply, position)) = by_size[e].get(next[e]) {
+                next[e] += 1;
+                if taken.insert((position.grid(), position.to_move)) {
+                    out.push(Case {
+                        board: board.to_string(),
+                        game: *game,
+                        ply: *ply,
+                        empties: e as u32,
+                        position: position.clone(),
+                    });
+                    break 'sizes;
+                }
+            }
         }
     }
     out.sort_by_key(|c| (c.empties, c.game, c.ply));
@@ -187,6 +240,13 @@ fn peak_mib() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// CPU time of the calling thread in seconds (Linux `/proc/thread-self/schedstat`).
+fn thread_cpu_s() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
 }
 
 /// MiB holding `2^log2` entries of `bytes` each (at least 1).
@@ -230,6 +290,7 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
     let label = config.label();
     let describe = || format!("{} game {} ply {}", case.board, case.game, case.ply);
     let reset = reset_peak();
+    let cpu0 = thread_cpu_s();
     let mut census = None;
     let mut stats = None;
     let t = std::time::Instant::now();
@@ -254,12 +315,14 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
     let peak = if reset { peak_mib() } else { None };
     let mut m = Measure {
         config,
-        winner: None,
-        budget_in: "",
+        outcome: Outcome::OverBudget {
+            in_extraction: false,
+        },
         search_nodes: 0,
         extraction_nodes: 0,
         search_s: elapsed,
         extract_s: 0.0,
+        cpu_s: None,
         peak_mib: peak,
         evaluations: 0,
         eval_decided: 0,
@@ -274,7 +337,7 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
                     message: e.to_string(),
                 });
             }
-            m.winner = Some(s.winner);
+            m.outcome = Outcome::Solved(s.winner);
             m.search_nodes = s.search_nodes;
             m.extraction_nodes = s.total_nodes - s.search_nodes;
             m.search_s = s.search_time.as_secs_f64();
@@ -284,11 +347,12 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
             m.census = census;
         }
         Err(SolveError::Budget(_)) => {
-            m.budget_in = "search";
             m.search_nodes = o.max_nodes;
         }
         Err(SolveError::Emit(crate::emit::EmitError::Budget)) => {
-            m.budget_in = "extraction";
+            m.outcome = Outcome::OverBudget {
+                in_extraction: true,
+            };
             m.search_nodes = o.max_nodes;
         }
         Err(source) => {
@@ -299,7 +363,40 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
             })
         }
     }
+    m.cpu_s = cpu0.zip(thread_cpu_s()).map(|(a, b)| b - a);
     Ok(m)
+}
+
+impl Measure {
+    /// The winner, when solved.
+    pub fn winner(&self) -> Option<Color> {
+        match self.outcome {
+            Outcome::Solved(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// Whether this solve went over the node budget.
+    pub fn over_budget(&self) -> bool {
+        matches!(self.outcome, Outcome::OverBudget { .. })
+    }
+
+    /// The entry of a configuration the give-up rule did not run.
+    pub fn not_run(config: SolverConfig) -> Measure {
+        Measure {
+            config,
+            outcome: Outcome::NotRun,
+            search_nodes: 0,
+            extraction_nodes: 0,
+            search_s: 0.0,
+            extract_s: 0.0,
+            cpu_s: None,
+            peak_mib: None,
+            evaluations: 0,
+            eval_decided: 0,
+            census: None,
+        }
+    }
 }
 
 /// All cases of a board with all configurations.
@@ -310,39 +407,70 @@ pub struct BoardRun {
     pub rows: Vec<Vec<Measure>>,
 }
 
-/// Runs the experiment on every board; `progress` gets a line per solve.
+/// Runs the experiment on every board; `progress` gets a line per solve. With `out`,
+/// every finished solve is appended to the board's journal there (a rerun takes the
+/// solves it holds instead of solving again), and the tables and plots of the boards
+/// done so far are written after each board. Within a board the cases run in order of
+/// size, each with every configuration; a configuration over the budget on
+/// `give_up_after` consecutive cases is not run on the board's later cases.
 pub fn run(
     dir: &Path,
     o: &Fig13Options,
+    out: Option<&Path>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<BoardRun>, Fig13Error> {
     let mut runs = Vec::new();
     for (b, board) in o.boards.iter().enumerate() {
-        let from_end = o
-            .from_end
-            .get(b)
-            .or(o.from_end.first())
-            .copied()
-            .unwrap_or(0);
-        let cases = cases(dir, board, o.positions, from_end)?;
+        let per_board = |v: &[u32]| v.get(b).or(v.first()).copied();
+        let cases = cases(
+            dir,
+            board,
+            o.positions,
+            per_board(&o.min_empties).unwrap_or(0),
+            per_board(&o.max_empties),
+        )?;
+        let mut journal = match out {
+            Some(out) => Some(crate::fig13_journal::Journal::open(out, board, o)?),
+            None => None,
+        };
+        if let Some(j) = journal.as_ref().filter(|j| !j.is_empty()) {
+            progress(&format!("{board}: {} solves from the journal", j.len()));
+        }
+        let mut over_in_a_row = vec![0usize; o.configs.len()];
         let mut rows = Vec::new();
         for (i, case) in cases.iter().enumerate() {
             let mut row = Vec::new();
-            for &c in &o.configs {
-                let m = measure(case, c, o)?;
+            for (j, &c) in o.configs.iter().enumerate() {
+                if o.give_up_after > 0 && over_in_a_row[j] >= o.give_up_after {
+                    row.push(Measure::not_run(c));
+                    continue;
+                }
+                let (m, from) = match journal.as_ref().and_then(|jr| jr.get(case, c)) {
+                    Some(m) => (m, " (journal)"),
+                    None => {
+                        let m = measure(case, c, o)?;
+                        if let Some(jr) = journal.as_mut() {
+                            jr.append(case, &m)?;
+                        }
+                        (m, "")
+                    }
+                };
+                over_in_a_row[j] = if m.over_budget() {
+                    over_in_a_row[j] + 1
+                } else {
+                    0
+                };
                 progress(&format!(
-                    "{board} case {} ({} empties) {}: {} search + {} extraction nodes, {:.2} s{}",
+                    "{board} case {}/{} ({} empties) {}: {} search + {} extraction nodes, {:.2} s{}{}{from}",
                     i + 1,
+                    cases.len(),
                     case.empties,
                     c.label(),
                     m.search_nodes,
                     m.extraction_nodes,
                     m.search_s + m.extract_s,
-                    if m.winner.is_none() {
-                        ", over budget"
-                    } else {
-                        ""
-                    }
+                    m.cpu_s.map_or(String::new(), |t| format!(" ({t:.2} s CPU)")),
+                    if m.over_budget() { ", over budget" } else { "" },
                 ));
                 row.push(m);
             }
@@ -353,6 +481,9 @@ pub fn run(
             cases,
             rows,
         });
+        if let Some(out) = out {
+            write_all(out, &runs, o)?;
+        }
     }
     Ok(runs)
 }
@@ -360,7 +491,7 @@ pub fn run(
 /// The CSV of every solve.
 pub fn csv(runs: &[BoardRun]) -> String {
     let mut s = String::from(
-        "board,case,game,ply,empties,to_move,config,status,winner,search_nodes,extraction_nodes,search_s,extract_s,peak_mib,evaluations,eval_decided,active_asked,active_answered,active_lookup_ns\n",
+        "board,case,game,ply,empties,to_move,config,status,winner,search_nodes,extraction_nodes,search_s,extract_s,cpu_s,peak_mib,evaluations,eval_decided,active_asked,active_answered,active_lookup_ns\n",
     );
     for r in runs {
         for (i, (case, row)) in r.cases.iter().zip(&r.rows).enumerate() {
@@ -370,7 +501,7 @@ pub fn csv(runs: &[BoardRun]) -> String {
                 });
                 let _ = writeln!(
                     s,
-                    "{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{}",
                     r.board,
                     i + 1,
                     case.game,
@@ -379,11 +510,12 @@ pub fn csv(runs: &[BoardRun]) -> String {
                     case.position.to_move,
                     m.config.label(),
                     status(m),
-                    m.winner.map_or("-".to_string(), |w| w.to_string()),
+                    m.winner().map_or("-".to_string(), |w| w.to_string()),
                     m.search_nodes,
                     m.extraction_nodes,
                     m.search_s,
                     m.extract_s,
+                    m.cpu_s.map_or("-".into(), |t| format!("{t:.3}")),
                     m.peak_mib.map_or("-".into(), |p| format!("{p:.1}")),
                     m.evaluations,
                     m.eval_decided,
@@ -397,11 +529,16 @@ pub fn csv(runs: &[BoardRun]) -> String {
     s
 }
 
-fn status(m: &Measure) -> String {
-    if m.winner.is_some() {
-        "solved".into()
-    } else {
-        format!("over budget ({})", m.budget_in)
+fn status(m: &Measure) -> &'static str {
+    match m.outcome {
+        Outcome::Solved(_) => "solved",
+        Outcome::OverBudget {
+            in_extraction: false,
+        } => "over budget (search)",
+        Outcome::OverBudget {
+            in_extraction: true,
+        } => "over budget (extraction)",
+        Outcome::NotRun => "not run",
     }
 }
 
@@ -413,8 +550,18 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
     let df = o.sizes(SolverKind::Dfpn);
     let _ = writeln!(
         s,
-        "Cases per board: {}, the first of each game {:?} plies before its end (per board: {:?}).\n",
-        o.positions, o.from_end, o.boards
+        "Boards {:?}: {} cases each, sizes spread evenly from {:?} to {} empty squares \
+         (per board, in that order). A configuration over the budget on {} consecutive \
+         cases is not run on the larger cases of the board (`-`).\n",
+        o.boards,
+        o.positions,
+        o.min_empties,
+        if o.max_empties.is_empty() {
+            "the start position's".to_string()
+        } else {
+            format!("{:?}", o.max_empties)
+        },
+        o.give_up_after
     );
     let _ = writeln!(
         s,
@@ -436,12 +583,10 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
         for (i, (case, row)) in r.cases.iter().zip(&r.rows).enumerate() {
             let cells: Vec<String> = row
                 .iter()
-                .map(|m| {
-                    if m.winner.is_some() {
-                        m.search_nodes.to_string()
-                    } else {
-                        format!(">{}", m.search_nodes)
-                    }
+                .map(|m| match m.outcome {
+                    Outcome::Solved(_) => m.search_nodes.to_string(),
+                    Outcome::OverBudget { .. } => format!(">{}", m.search_nodes),
+                    Outcome::NotRun => "-".to_string(),
                 })
                 .collect();
             let _ = writeln!(
@@ -456,12 +601,17 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
         }
         let _ = writeln!(
             s,
-            "\n### {}: totals per configuration\n\n| config | solved | search nodes | extraction nodes | search s | extraction s | peak MiB (max) |\n|---|---|---|---|---|---|---|",
+            "\n### {}: totals per configuration (over the cases run)\n\n| config | solved / run | search nodes | extraction nodes | search s | extraction s | CPU s | peak MiB (max) |\n|---|---|---|---|---|---|---|---|",
             r.board
         );
         for (j, label) in labels.iter().enumerate() {
-            let col: Vec<&Measure> = r.rows.iter().map(|row| &row[j]).collect();
-            let solved = col.iter().filter(|m| m.winner.is_some()).count();
+            let col: Vec<&Measure> = r
+                .rows
+                .iter()
+                .map(|row| &row[j])
+                .filter(|m| m.outcome != Outcome::NotRun)
+                .collect();
+            let solved = col.iter().filter(|m| m.winner().is_some()).count();
             let sum = |f: &dyn Fn(&Measure) -> f64| col.iter().map(|m| f(m)).sum::<f64>();
             let peak = col
                 .iter()
@@ -469,12 +619,13 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
                 .fold(f64::NAN, f64::max);
             let _ = writeln!(
                 s,
-                "| {label} | {solved}/{} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} |",
+                "| {label} | {solved}/{} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {:.0} |",
                 col.len(),
                 sum(&|m| m.search_nodes as f64),
                 sum(&|m| m.extraction_nodes as f64),
                 sum(&|m| m.search_s),
                 sum(&|m| m.extract_s),
+                sum(&|m| m.cpu_s.unwrap_or(0.0)),
                 peak
             );
         }
@@ -562,7 +713,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Fig13Error> {
         path: path.to_path_buf(),
         source,
     };
-    let tmp = path.with_extension("tmp");
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);

@@ -1,25 +1,26 @@
 //! SVG plots of the solver comparison in the style of the paper's Fig. 13 (plotters, SVG backend).
 
-use crate::fig13::{BoardRun, Fig13Options};
+use crate::fig13::{BoardRun, Fig13Options, Outcome};
 use plotters::prelude::*;
 
 /// The plot of one board: nodes (search, or search plus extraction when `total`) on a
 /// log axis against the test case, one line per configuration; solves over the budget
-/// are drawn as crosses on the dashed budget line and break their configuration's line.
+/// are drawn as crosses on the dashed budget line and break their configuration's line;
+/// a configuration's line ends where the give-up rule stopped running it.
 pub fn svg(r: &BoardRun, o: &Fig13Options, total: bool) -> Result<String, String> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (960, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let n = r.cases.len().max(1);
-        let nodes = |j: usize, i: usize| -> (f64, bool) {
+        let nodes = |j: usize, i: usize| -> (f64, Outcome) {
             let m = &r.rows[i][j];
             let v = if total {
                 m.search_nodes + m.extraction_nodes
             } else {
                 m.search_nodes
             };
-            (v.max(1) as f64, m.winner.is_some())
+            (v.max(1) as f64, m.outcome)
         };
         let top = (o.max_nodes as f64 * 4.0).max(10.0);
         let what = if total {
@@ -76,13 +77,15 @@ pub fn svg(r: &BoardRun, o: &Fig13Options, total: bool) -> Result<String, String
             let mut segments = Vec::new();
             let mut over = Vec::new();
             for i in 0..r.cases.len() {
-                let (v, ok) = nodes(j, i);
+                let (v, outcome) = nodes(j, i);
                 let x = i as f64 + 1.0;
-                if ok {
-                    segment.push((x, v));
-                } else {
-                    over.push((x, budget));
-                    segments.push(std::mem::take(&mut segment));
+                match outcome {
+                    Outcome::Solved(_) => segment.push((x, v)),
+                    Outcome::OverBudget { .. } => {
+                        over.push((x, budget));
+                        segments.push(std::mem::take(&mut segment));
+                    }
+                    Outcome::NotRun => segments.push(std::mem::take(&mut segment)),
                 }
             }
             segments.push(segment);

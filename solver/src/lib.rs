@@ -10,6 +10,7 @@ pub mod emit;
 pub mod eval;
 pub mod export;
 pub mod fig13;
+pub mod fig13_journal;
 pub mod fig13_plot;
 pub mod play;
 pub mod pos;
