@@ -109,9 +109,19 @@ pub(crate) enum TestsetCommand {
         /// is not run on the board's larger cases (its line ends); 0: run every case.
         #[arg(long, default_value_t = 1, value_name = "K")]
         give_up_after: usize,
-        /// Node budget per solve (search and extraction each).
-        #[arg(long, default_value_t = 10_000_000, value_name = "N")]
-        max_nodes: u64,
+        /// Node budget per solve, search and extraction each (one value for every board,
+        /// or one per board).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "10000000",
+            value_name = "N"
+        )]
+        max_nodes: Vec<u64>,
+        /// Solve nothing: write the tables and plots from the journals in -o DIR alone
+        /// (solves they do not hold are shown as not run).
+        #[arg(long)]
+        journal_only: bool,
         /// ab's table: 2^N entries (paper: 25).
         #[arg(long, default_value_t = 25, value_name = "N")]
         ab_log2: u32,
@@ -162,6 +172,7 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             max_empties,
             give_up_after,
             max_nodes,
+            journal_only,
             ab_log2,
             dfpn_log2,
             plain_mib,
@@ -206,6 +217,7 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
                 max_empties,
                 give_up_after,
                 max_nodes,
+                journal_only,
                 ab_log2,
                 dfpn_log2,
                 plain_mib,

@@ -101,8 +101,11 @@ pub struct Fig13Options {
     /// The give-up rule: a configuration over the budget on this many consecutive cases
     /// of a board is not run on the board's later (larger) cases; 0: never give up.
     pub give_up_after: usize,
-    /// Node budget of each solve (search and extraction each).
-    pub max_nodes: u64,
+    /// Node budget of each solve (search and extraction each): one for every board, or
+    /// one per board.
+    pub max_nodes: Vec<u64>,
+    /// Solve nothing: take the solves the journals hold, the rest is not run.
+    pub journal_only: bool,
     /// Main table entries, as powers of two (paper: ab 25, df-pn 22).
     pub ab_log2: u32,
     pub dfpn_log2: u32,
@@ -268,11 +271,24 @@ impl Fig13Options {
     }
 }
 
+impl Fig13Options {
+    /// The node budget of the solves on `board`.
+    pub fn budget(&self, board: &str) -> u64 {
+        let b = self.boards.iter().position(|x| x == board).unwrap_or(0);
+        self.max_nodes
+            .get(b)
+            .or(self.max_nodes.first())
+            .copied()
+            .unwrap_or(u64::MAX)
+    }
+}
+
 /// Solves `case` with `config`, checks the certificate, and measures.
 pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Measure, Fig13Error> {
+    let budget = o.budget(&case.board);
     let opts = Options {
         hash_mib: o.plain_mib * 4,
-        max_nodes: Some(o.max_nodes),
+        max_nodes: Some(budget),
         progress: false,
         eval: Some(EvalConfig::default()),
         db: if config.simple || config.blocker {
@@ -347,13 +363,13 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
             m.census = census;
         }
         Err(SolveError::Budget(_)) => {
-            m.search_nodes = o.max_nodes;
+            m.search_nodes = budget;
         }
         Err(SolveError::Emit(crate::emit::EmitError::Budget)) => {
             m.outcome = Outcome::OverBudget {
                 in_extraction: true,
             };
-            m.search_nodes = o.max_nodes;
+            m.search_nodes = budget;
         }
         Err(source) => {
             return Err(Fig13Error::Solve {
@@ -447,6 +463,10 @@ pub fn run(
                 }
                 let (m, from) = match journal.as_ref().and_then(|jr| jr.get(case, c)) {
                     Some(m) => (m, " (journal)"),
+                    None if o.journal_only => {
+                        row.push(Measure::not_run(c));
+                        continue;
+                    }
                     None => {
                         let m = measure(case, c, o)?;
                         if let Some(jr) = journal.as_mut() {
@@ -566,14 +586,18 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
     let _ = writeln!(
         s,
         "Tables: ab 2^{} entries ({} MiB, {} B each), df-pn 2^{} entries ({} MiB, 16 B each); \
-         extraction's plain df-pn {} MiB. Budget: {} nodes per solve (search and extraction each).\n",
+         extraction's plain df-pn {} MiB. Budget per solve (search and extraction each): {}.\n",
         o.ab_log2,
         ab.main_mib,
         AbTable::ENTRY_BYTES,
         o.dfpn_log2,
         df.main_mib,
         o.plain_mib,
-        o.max_nodes
+        o.boards
+            .iter()
+            .map(|b| format!("{b} {} nodes", o.budget(b)))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     for r in runs {
         let labels: Vec<String> = o.configs.iter().map(|c| c.label()).collect();

@@ -26,7 +26,10 @@ fn case_key(case: &Case) -> String {
 fn header(board: &str, o: &Fig13Options) -> String {
     format!(
         "# amazons testset fig13 journal v1: board={board} max_nodes={} ab_log2={} dfpn_log2={} plain_mib={}",
-        o.max_nodes, o.ab_log2, o.dfpn_log2, o.plain_mib
+        o.budget(board),
+        o.ab_log2,
+        o.dfpn_log2,
+        o.plain_mib
     )
 }
 

@@ -22,7 +22,8 @@ pub fn svg(r: &BoardRun, o: &Fig13Options, total: bool) -> Result<String, String
             };
             (v.max(1) as f64, m.outcome)
         };
-        let top = (o.max_nodes as f64 * 4.0).max(10.0);
+        let budget = o.budget(&r.board) as f64;
+        let top = (budget * 4.0).max(10.0);
         let what = if total {
             "search + extraction nodes"
         } else {
@@ -30,7 +31,7 @@ pub fn svg(r: &BoardRun, o: &Fig13Options, total: bool) -> Result<String, String
         };
         let mut chart = ChartBuilder::on(&root)
             .caption(
-                format!("{}: {what} per test case (budget {})", r.board, o.max_nodes),
+                format!("{}: {what} per test case (budget {budget:.0})", r.board),
                 ("sans-serif", 20),
             )
             .margin(12)
@@ -54,7 +55,6 @@ pub fn svg(r: &BoardRun, o: &Fig13Options, total: bool) -> Result<String, String
             .y_label_formatter(&|y| format!("{y:.0e}"))
             .draw()
             .map_err(|e| e.to_string())?;
-        let budget = o.max_nodes as f64;
         chart
             .draw_series(DashedLineSeries::new(
                 [(0.5, budget), (n as f64 + 0.5, budget)],

@@ -13,7 +13,8 @@ fn tiny(max_nodes: u64) -> Fig13Options {
         min_empties: vec![6],
         max_empties: vec![8],
         give_up_after: 1,
-        max_nodes,
+        max_nodes: vec![max_nodes],
+        journal_only: false,
         ab_log2: 14,
         dfpn_log2: 14,
         plain_mib: 2,
@@ -139,7 +140,7 @@ fn a_rerun_takes_the_journal_and_solves_nothing_again() {
     let o = tiny(1_000_000);
     let mut solved = 0;
     let first = run(&test_set(), &o, Some(&dir), &mut |l| {
-        solved += usize::from(!l.ends_with("(journal)"))
+        solved += usize::from(l.contains(" nodes") && !l.ends_with("(journal)"))
     })
     .expect("run");
     assert_eq!(solved, 6);
@@ -169,9 +170,24 @@ fn a_rerun_takes_the_journal_and_solves_nothing_again() {
             .collect()
     };
     assert_eq!(counts(&first), counts(&second));
+    // From the journal alone: the same numbers, nothing solved.
+    let only = Fig13Options {
+        journal_only: true,
+        ..o.clone()
+    };
+    let mut solved = 0;
+    let third = run(&test_set(), &only, Some(&dir), &mut |l| {
+        solved += usize::from(l.contains(" nodes") && !l.ends_with("(journal)"))
+    })
+    .expect("journal only");
+    assert_eq!((solved, counts(&third)), (0, counts(&first)));
+    // An empty journal: nothing run.
+    let empty = dir.join("empty");
+    let none = run(&test_set(), &only, Some(&empty), &mut |_| {}).expect("empty");
+    assert!(none[0].rows.iter().flatten().all(|m| m.outcome == Outcome::NotRun));
     // Other settings: the journal is refused.
     let other = Fig13Options {
-        max_nodes: 999,
+        max_nodes: vec![999],
         ..o.clone()
     };
     assert!(matches!(
