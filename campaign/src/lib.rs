@@ -7,10 +7,12 @@
 //! growing budgets before it is split, [`order`] ranks the tasks once for all runs,
 //! [`decisions`] records every such choice in `DIR/decisions.tsv`, [`safety`] refuses a
 //! directory of another plan and moves damaged shards aside, and [`status`] gives the
-//! figures of a campaign in progress. [`verified`] remembers the shards already checked,
+//! figures of a campaign in progress. [`index`] checks a directory of results and
+//! campaigns into the tables of `index.md`. [`verified`] remembers the shards already checked,
 //! and [`prune`] finds the shards a finished manifest does not need.
 
 pub mod decisions;
+pub mod index;
 pub mod ladder;
 pub mod memory;
 pub mod order;

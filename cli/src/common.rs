@@ -1,7 +1,6 @@
 //! Shared by the commands: the usage error (exit code 2), atomic file writes, opening a
 //! certificate to follow, and the winner's first move in a certificate.
 
-use amazons_format::{Move, Step};
 use amazons_solver::strategy::{Strategy, StrategyError};
 use anyhow::{Context, Result};
 use std::path::Path;
@@ -48,15 +47,4 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// The winner's first move recorded in a certificate, if the winner moves first.
-pub(crate) fn first_move(cert: &amazons_format::Certificate) -> Option<Move> {
-    if cert.root.winner != cert.root.position.to_move {
-        return None;
-    }
-    match cert.steps.first() {
-        Some(Step::Choice(amazons_format::Action::Board(m))) => Some(*m),
-        Some(Step::Outlast { moves }) => {
-            amazons_solver::compact::outlast_first_move(&cert.root, moves)
-        }
-        _ => None,
-    }
-}
+pub(crate) use amazons_campaign::index::first_move;
