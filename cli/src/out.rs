@@ -30,4 +30,14 @@ macro_rules! println {
     }};
 }
 
-pub(crate) use {print, println};
+// `say!(json, ...)`: a text line of a command that, with `--json`, leaves the text lines out
+// and ends with one JSON object instead: `println!` unless `json`.
+macro_rules! say {
+    ($json:expr, $($arg:tt)*) => {
+        if !$json {
+            $crate::out::println!($($arg)*)
+        }
+    };
+}
+
+pub(crate) use {print, println, say};

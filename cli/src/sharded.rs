@@ -3,7 +3,7 @@
 use crate::args::Setup;
 use crate::common::{usage, Usage};
 use crate::json_cmd;
-use crate::out::println;
+use crate::out::{println, say};
 use amazons_format::{Move, Position};
 use amazons_solver::Options;
 use anyhow::{Context, Result};
@@ -122,14 +122,6 @@ pub(crate) fn solve_sharded(
     json: bool,
 ) -> Result<ExitCode> {
     use amazons_campaign::{decisions, ladder::Ladder, safety};
-    // With --json, the text lines are left out and one JSON object ends the run.
-    macro_rules! say {
-        ($($arg:tt)*) => {
-            if !json {
-                println!($($arg)*)
-            }
-        };
-    }
 
     let Some(dir) = &sharding.shards else {
         return usage("--shards DIR is required");
@@ -177,7 +169,7 @@ pub(crate) fn solve_sharded(
             opts.hash_mib / threads.max(1)
         ),
     };
-    say!("table: {table_line}");
+    say!(json, "table: {table_line}");
     let budget_line = match &ladder {
         Some(l) => {
             let rungs: Vec<String> = l.rungs.iter().map(|&n| decisions::nodes(n)).collect();
@@ -191,7 +183,7 @@ pub(crate) fn solve_sharded(
             opts.max_nodes.map_or("-".into(), |n| n.to_string())
         ),
     };
-    say!("budget: {budget_line}");
+    say!(json, "budget: {budget_line}");
     decisions::record(
         dir,
         "run",
@@ -214,6 +206,7 @@ pub(crate) fn solve_sharded(
         );
     }
     say!(
+        json,
         "solving {} in {} tasks ({} more by symmetry) on {threads} thread(s) into {}",
         position.describe(),
         plan.unique().count(),
@@ -251,6 +244,7 @@ pub(crate) fn solve_sharded(
     let solved: Vec<_> = done.iter().filter(|d| d.mirror_of.is_none()).collect();
     let resumed = solved.iter().filter(|d| d.resumed).count();
     say!(
+        json,
         "tasks: {} ({} resumed), nodes {}, solve {:.1} s, check {:.1} s",
         solved.len(),
         resumed,
@@ -259,6 +253,7 @@ pub(crate) fn solve_sharded(
         check_time.as_secs_f64()
     );
     say!(
+        json,
         "manifest: {} ({} shards, {} shard steps, {} shard bytes), root blake3 {}",
         dir.join("manifest.cert").display(),
         report.shards,
@@ -266,8 +261,8 @@ pub(crate) fn solve_sharded(
         solved.iter().map(|d| d.bytes).sum::<u64>(),
         root_hash.to_hex()
     );
-    say!("checked: {}", report.claim);
-    say!("result: {} wins", manifest.root.winner);
+    say!(json, "checked: {}", report.claim);
+    say!(json, "result: {} wins", manifest.root.winner);
     if json {
         json_cmd::print(&json_cmd::solve_sharded(
             position,

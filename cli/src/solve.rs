@@ -3,7 +3,7 @@
 use crate::args::{SearchFlags, Setup};
 use crate::common::{usage, write_atomic, Usage};
 use crate::json_cmd;
-use crate::out::println;
+use crate::out::say;
 use crate::sharded::{solve_sharded, Sharding};
 use amazons_format::{Position, Step};
 use amazons_solver::Options;
@@ -70,19 +70,12 @@ fn solve(
     solver: amazons_solver::solvers::SolverKind,
     json: bool,
 ) -> Result<ExitCode> {
-    // With --json, the text lines are left out and one JSON object ends the run.
-    macro_rules! say {
-        ($($arg:tt)*) => {
-            if !json {
-                println!($($arg)*)
-            }
-        };
-    }
     let position = setup.position(board.as_deref())?;
     let path = output.unwrap_or_else(|| default_name(board.as_deref(), &setup, &position));
     // Found out now, not after the whole solve.
     amazons_campaign::safety::check_writable(&path).map_err(Usage)?;
     say!(
+        json,
         "solving {} (table {} MiB)",
         position.describe(),
         opts.hash_mib
@@ -103,17 +96,24 @@ fn solve(
     if solved.winner == position.to_move {
         match first {
             Some(m) => say!(
+                json,
                 "{} to move wins with {}",
                 solved.winner,
                 m.notation(position.board)
             ),
-            None => say!("{} to move wins", solved.winner),
+            None => say!(json, "{} to move wins", solved.winner),
         }
     } else {
-        say!("{} to move loses: {} wins", position.to_move, solved.winner);
+        say!(
+            json,
+            "{} to move loses: {} wins",
+            position.to_move,
+            solved.winner
+        );
     }
     let total = solved.search_time + solved.extract_time;
     say!(
+        json,
         "nodes: {} search + {} extraction ({} re-searches, {} sum steps, {} sums not adding up), {:.0} nodes/s",
         solved.search_nodes,
         solved.total_nodes - solved.search_nodes,
@@ -123,18 +123,20 @@ fn solve(
         solved.total_nodes as f64 / total.as_secs_f64().max(1e-9)
     );
     say!(
+        json,
         "time: {:.3} s search + {:.3} s extraction",
         solved.search_time.as_secs_f64(),
         solved.extract_time.as_secs_f64()
     );
     if let Some(stats) = &solved.eval_stats {
         say!(
+            json,
             "evaluation: decided {} search nodes; territory values from databases: {}",
             solved.eval_wins,
             solved.db_hits
         );
         for line in stats.to_string().lines() {
-            say!("  {line}");
+            say!(json, "  {line}");
         }
     }
     let bytes = amazons_format::encode(&solved.certificate)?;
@@ -147,6 +149,7 @@ fn solve(
     write_atomic(&path, &bytes)?;
     let body_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
     say!(
+        json,
         "certificate: {} ({} bytes, {} steps, blake3 {})",
         path.display(),
         bytes.len(),
@@ -154,12 +157,13 @@ fn solve(
         body_hash.to_hex()
     );
     say!(
+        json,
         "checked: {} in {:.3} s ({:.1}% of solve time)",
         report.claim,
         check_time.as_secs_f64(),
         100.0 * check_time.as_secs_f64() / total.as_secs_f64().max(1e-9)
     );
-    say!("result: {} wins", solved.winner);
+    say!(json, "result: {} wins", solved.winner);
     if json {
         let solved_first = first.filter(|_| solved.winner == position.to_move);
         let file = (path.as_path(), bytes.len(), body_hash.to_hex().to_string());

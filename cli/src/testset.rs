@@ -4,8 +4,9 @@ use crate::args::{active_database_in, EvalArgs};
 use crate::common::usage;
 use crate::db::DbDir;
 use crate::out::{print, println};
+use amazons_solver::solvers::SolverKind;
 use anyhow::{Context, Result};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -86,65 +87,65 @@ pub(crate) enum TestsetCommand {
     /// fig13.md and one SVG plot per board (nodes on a log axis) into -o DIR. Every
     /// finished solve is appended to DIR/fig13-BOARD.journal: rerunning the same command
     /// resumes (solves in the journal are not repeated).
-    Fig13 {
-        /// Directory of the game files.
-        #[arg(long, default_value = "tests/data/selfplay")]
-        dir: PathBuf,
-        /// Boards.
-        #[arg(long, value_delimiter = ',', default_value = "5x5,6x6")]
-        boards: Vec<String>,
-        /// Test cases per board: distinct positions of the games whose sizes (empty
-        /// squares) spread evenly from --min-empties to --max-empties.
-        #[arg(long, default_value_t = 30, value_name = "N")]
-        positions: usize,
-        /// Empty squares of the smallest case (one value for every board, or one per
-        /// board in --boards order).
-        #[arg(long, value_delimiter = ',', default_value = "8", value_name = "E")]
-        min_empties: Vec<u32>,
-        /// Empty squares of the largest case (one value, or one per board; default: the
-        /// start position's).
-        #[arg(long, value_delimiter = ',', value_name = "E")]
-        max_empties: Vec<u32>,
-        /// A configuration over the node budget on this many consecutive cases of a board
-        /// is not run on the board's larger cases (its line ends); 0: run every case.
-        #[arg(long, default_value_t = 1, value_name = "K")]
-        give_up_after: usize,
-        /// Node budget per solve, search and extraction each (one value for every board,
-        /// or one per board).
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "10000000",
-            value_name = "N"
-        )]
-        max_nodes: Vec<u64>,
-        /// Solve nothing: write the tables and plots from the journals in -o DIR alone
-        /// (solves they do not hold are shown as not run).
-        #[arg(long)]
-        journal_only: bool,
-        /// ab's table: 2^N entries (paper: 25).
-        #[arg(long, default_value_t = 25, value_name = "N")]
-        ab_log2: u32,
-        /// df-pn's table: 2^N entries (paper: 22).
-        #[arg(long, default_value_t = 22, value_name = "N")]
-        dfpn_log2: u32,
-        /// Table of the plain df-pn that proves evaluation-decided subtrees in extraction.
-        #[arg(long, default_value_t = 64, value_name = "MIB")]
-        plain_mib: usize,
-        /// Only these searches (`ab`, `dfpn`).
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "ab,dfpn",
-            value_name = "S,.."
-        )]
-        solvers: Vec<amazons_solver::solvers::SolverKind>,
-        /// Output directory.
-        #[arg(short, long, default_value = "fig13")]
-        output: PathBuf,
-        #[command(flatten)]
-        db_dir: DbDir,
-    },
+    Fig13(Fig13Args),
+}
+
+/// The options of `amazons testset fig13`.
+#[derive(Args, Debug)]
+pub(crate) struct Fig13Args {
+    /// Directory of the game files.
+    #[arg(long, default_value = "tests/data/selfplay")]
+    dir: PathBuf,
+    /// Boards.
+    #[arg(long, value_delimiter = ',', default_value = "5x5,6x6")]
+    boards: Vec<String>,
+    /// Test cases per board: distinct positions of the games whose sizes (empty
+    /// squares) spread evenly from --min-empties to --max-empties.
+    #[arg(long, default_value_t = 30, value_name = "N")]
+    positions: usize,
+    /// Empty squares of the smallest case (one value for every board, or one per
+    /// board in --boards order).
+    #[arg(long, value_delimiter = ',', default_value = "8", value_name = "E")]
+    min_empties: Vec<u32>,
+    /// Empty squares of the largest case (one value, or one per board; default: the
+    /// start position's).
+    #[arg(long, value_delimiter = ',', value_name = "E")]
+    max_empties: Vec<u32>,
+    /// A configuration over the node budget on this many consecutive cases of a board
+    /// is not run on the board's larger cases (its line ends); 0: run every case.
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    give_up_after: usize,
+    /// Node budget per solve, search and extraction each (one value for every board,
+    /// or one per board).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "10000000",
+        value_name = "N"
+    )]
+    max_nodes: Vec<u64>,
+    /// Solve nothing: write the tables and plots from the journals in -o DIR alone
+    /// (solves they do not hold are shown as not run).
+    #[arg(long)]
+    journal_only: bool,
+    /// ab's table: 2^N entries (paper: 25).
+    #[arg(long, default_value_t = 25, value_name = "N")]
+    ab_log2: u32,
+    /// df-pn's table: 2^N entries (paper: 22).
+    #[arg(long, default_value_t = 22, value_name = "N")]
+    dfpn_log2: u32,
+    /// Table of the plain df-pn that proves evaluation-decided subtrees in extraction.
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    plain_mib: usize,
+    /// Only these searches (`ab`, `dfpn`).
+    #[arg(long, value_delimiter = ',', value_name = "S,..")]
+    #[arg(default_value = "ab,dfpn")]
+    solvers: Vec<SolverKind>,
+    /// Output directory.
+    #[arg(short, long, default_value = "fig13")]
+    output: PathBuf,
+    #[command(flatten)]
+    db_dir: DbDir,
 }
 
 /// Runs an `amazons testset` subcommand.
@@ -164,73 +165,7 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        TestsetCommand::Fig13 {
-            dir,
-            boards,
-            positions,
-            min_empties,
-            max_empties,
-            give_up_after,
-            max_nodes,
-            journal_only,
-            ab_log2,
-            dfpn_log2,
-            plain_mib,
-            solvers,
-            output,
-            db_dir,
-        } => {
-            use amazons_solver::fig13;
-            for (name, v) in [
-                ("--min-empties", &min_empties),
-                ("--max-empties", &max_empties),
-            ] {
-                if v.len() > 1 && v.len() != boards.len() {
-                    return usage(format!("{name}: one value, or one per board"));
-                }
-            }
-            if !(10..=30).contains(&ab_log2) || !(10..=30).contains(&dfpn_log2) {
-                return usage("--ab-log2 and --dfpn-log2 must be between 10 and 30");
-            }
-            let configs: Vec<fig13::SolverConfig> = fig13::SolverConfig::paper()
-                .into_iter()
-                .filter(|c| solvers.contains(&c.kind))
-                .collect();
-            let needs_db = configs.iter().any(|c| c.simple || c.blocker);
-            let needs_active = configs.iter().any(|c| c.active);
-            let db = if needs_db {
-                EvalArgs::with_db(&db_dir).database()?
-            } else {
-                None
-            };
-            let active = if needs_active {
-                Some(active_database_in(
-                    &EvalArgs::with_db(&db_dir).database_dir()?,
-                )?)
-            } else {
-                None
-            };
-            let opts = fig13::Fig13Options {
-                boards,
-                positions,
-                min_empties,
-                max_empties,
-                give_up_after,
-                max_nodes,
-                journal_only,
-                ab_log2,
-                dfpn_log2,
-                plain_mib,
-                configs,
-                db,
-                active,
-            };
-            let runs = fig13::run(&dir, &opts, Some(&output), &mut |line| eprintln!("{line}"))?;
-            for path in fig13::write_all(&output, &runs, &opts)? {
-                println!("wrote {}", path.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        TestsetCommand::Fig13(args) => fig13(args),
         TestsetCommand::Blockers {
             dir,
             boards,
@@ -312,4 +247,57 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `amazons testset fig13`: the solves, then the tables and plots.
+fn fig13(args: Fig13Args) -> Result<ExitCode> {
+    use amazons_solver::fig13;
+    for (name, v) in [
+        ("--min-empties", &args.min_empties),
+        ("--max-empties", &args.max_empties),
+    ] {
+        if v.len() > 1 && v.len() != args.boards.len() {
+            return usage(format!("{name}: one value, or one per board"));
+        }
+    }
+    if !(10..=30).contains(&args.ab_log2) || !(10..=30).contains(&args.dfpn_log2) {
+        return usage("--ab-log2 and --dfpn-log2 must be between 10 and 30");
+    }
+    let configs: Vec<fig13::SolverConfig> = fig13::SolverConfig::paper()
+        .into_iter()
+        .filter(|c| args.solvers.contains(&c.kind))
+        .collect();
+    let databases = EvalArgs::with_db(&args.db_dir);
+    let db = if configs.iter().any(|c| c.simple || c.blocker) {
+        databases.database()?
+    } else {
+        None
+    };
+    let active = if configs.iter().any(|c| c.active) {
+        Some(active_database_in(&databases.database_dir()?)?)
+    } else {
+        None
+    };
+    let opts = fig13::Fig13Options {
+        boards: args.boards,
+        positions: args.positions,
+        min_empties: args.min_empties,
+        max_empties: args.max_empties,
+        give_up_after: args.give_up_after,
+        max_nodes: args.max_nodes,
+        journal_only: args.journal_only,
+        ab_log2: args.ab_log2,
+        dfpn_log2: args.dfpn_log2,
+        plain_mib: args.plain_mib,
+        configs,
+        db,
+        active,
+    };
+    let runs = fig13::run(&args.dir, &opts, Some(&args.output), &mut |line| {
+        eprintln!("{line}")
+    })?;
+    for path in fig13::write_all(&args.output, &runs, &opts)? {
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

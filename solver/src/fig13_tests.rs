@@ -184,7 +184,11 @@ fn a_rerun_takes_the_journal_and_solves_nothing_again() {
     // An empty journal: nothing run.
     let empty = dir.join("empty");
     let none = run(&test_set(), &only, Some(&empty), &mut |_| {}).expect("empty");
-    assert!(none[0].rows.iter().flatten().all(|m| m.outcome == Outcome::NotRun));
+    assert!(none[0]
+        .rows
+        .iter()
+        .flatten()
+        .all(|m| m.outcome == Outcome::NotRun));
     // Other settings: the journal is refused.
     let other = Fig13Options {
         max_nodes: vec![999],
