@@ -159,17 +159,7 @@ pub(crate) fn db(command: DbCommand) -> Result<ExitCode> {
                 .with_context(|| format!("cannot create {}", path.display()))?;
             println!("building databases in {}", path.display());
             let summary = db::build(&path, &cfg, &mut |p: &db::Progress| {
-                eprintln!(
-                    "progress: {} size {}/{}: {}/{} regions, {}/{} entries, {:.1?}",
-                    p.kind.name(),
-                    p.size,
-                    p.max_size,
-                    p.regions,
-                    p.regions_total,
-                    p.entries,
-                    p.entries_total,
-                    p.elapsed
-                )
+                eprintln!("progress: {p}")
             })?;
             println!("{summary}");
             Ok(ExitCode::SUCCESS)

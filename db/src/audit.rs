@@ -62,65 +62,74 @@ impl fmt::Display for Mismatch {
     }
 }
 
-/// What an audit checked and found.
+/// What an audit checked: the entries, in the words of its report.
+pub trait Checked: fmt::Display {
+    /// The audit's name in its report.
+    const NAME: &'static str;
+    /// What a sample's size counts per (e.g. " per table"), or "".
+    const PER: &'static str;
+}
+
+/// Entries of the territory databases recomputed independently.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TablesChecked {
+    pub simple: u64,
+    pub blocker: u64,
+}
+
+impl fmt::Display for TablesChecked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self { simple, blocker } = self;
+        write!(
+            f,
+            "{simple} simple and {blocker} blocker entries recomputed independently"
+        )
+    }
+}
+
+impl Checked for TablesChecked {
+    const NAME: &'static str = "audit";
+    const PER: &'static str = " per table";
+}
+
+/// What an audit checked (`C`) and found (mismatches `M`): of the territory databases by
+/// default, of the active table as [`crate::active::ActiveAuditReport`].
 #[derive(Debug, Clone)]
-pub struct AuditReport {
-    pub simple_checked: u64,
-    pub blocker_checked: u64,
-    /// Every mismatch found (up to 100 listed; see `mismatch_count`).
-    pub mismatches: Vec<Mismatch>,
+pub struct AuditReport<C = TablesChecked, M = Mismatch> {
+    pub checked: C,
+    /// Every mismatch found (up to 100 listed, the first by entry; see `mismatch_count`).
+    pub mismatches: Vec<M>,
     pub mismatch_count: u64,
     /// `Some((size, seed))` for a sampled audit.
     pub sample: Option<(usize, u64)>,
     pub elapsed: Duration,
 }
 
-impl AuditReport {
+impl<C, M> AuditReport<C, M> {
     /// No mismatch.
     pub fn ok(&self) -> bool {
         self.mismatch_count == 0
     }
 }
 
-/// An audit report's text: `NAME of every entry: ` or `NAME of a sample of N entries[PER]
+/// The report's text: `NAME of every entry: ` or `NAME of a sample of N entries[PER]
 /// (seed S): `, then what was checked, the time, the mismatch count and each mismatch.
-pub(crate) fn write_audit(
-    f: &mut fmt::Formatter<'_>,
-    (name, per, sample): (&str, &str, Option<(usize, u64)>),
-    checked: &str,
-    elapsed: Duration,
-    mismatch_count: u64,
-    mismatches: &[impl fmt::Display],
-) -> fmt::Result {
-    match sample {
-        Some((n, seed)) => write!(f, "{name} of a sample of {n} entries{per} (seed {seed}): ")?,
-        None => write!(f, "{name} of every entry: ")?,
-    }
-    writeln!(
-        f,
-        "{checked} in {elapsed:.1?}, {mismatch_count} mismatch(es)"
-    )?;
-    for m in mismatches {
-        writeln!(f, "  MISMATCH {m}")?;
-    }
-    Ok(())
-}
-
-impl fmt::Display for AuditReport {
+impl<C: Checked, M: fmt::Display> fmt::Display for AuditReport<C, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let found = format!(
-            "{} simple and {} blocker entries recomputed independently",
-            self.simple_checked, self.blocker_checked
-        );
-        let scope = ("audit", " per table", self.sample);
-        write_audit(
+        let (name, per) = (C::NAME, C::PER);
+        match self.sample {
+            Some((n, seed)) => write!(f, "{name} of a sample of {n} entries{per} (seed {seed}): ")?,
+            None => write!(f, "{name} of every entry: ")?,
+        }
+        writeln!(
             f,
-            scope,
-            &found,
-            self.elapsed,
-            self.mismatch_count,
-            &self.mismatches,
-        )
+            "{} in {:.1?}, {} mismatch(es)",
+            self.checked, self.elapsed, self.mismatch_count
+        )?;
+        for m in &self.mismatches {
+            writeln!(f, "  MISMATCH {m}")?;
+        }
+        Ok(())
     }
 }
 
@@ -153,8 +162,7 @@ fn choose(t: &Table, sample: Option<(usize, u64)>, salt: u64) -> Vec<u64> {
 pub fn audit_db(db: &Database, sample: Option<(usize, u64)>, threads: usize) -> AuditReport {
     let start = Instant::now();
     let mut report = AuditReport {
-        simple_checked: 0,
-        blocker_checked: 0,
+        checked: TablesChecked::default(),
         mismatches: Vec::new(),
         mismatch_count: 0,
         sample,
@@ -188,8 +196,8 @@ pub fn audit_db(db: &Database, sample: Option<(usize, u64)>, threads: usize) -> 
         report.mismatch_count += count;
         report.mismatches.extend(list);
         match t.kind {
-            Kind::Simple => report.simple_checked = entries.len() as u64,
-            Kind::Blocker => report.blocker_checked = entries.len() as u64,
+            Kind::Simple => report.checked.simple = entries.len() as u64,
+            Kind::Blocker => report.checked.blocker = entries.len() as u64,
         }
     }
     report.elapsed = start.elapsed();

@@ -8,7 +8,7 @@
 use super::regions::{components, normalize, squares, Located, RegionIndex, Shape, FRAME};
 use super::store::DbError;
 use super::view::View;
-use super::{Kind, Progress};
+use super::{BuildCounts, Kind, Progress};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -162,12 +162,14 @@ where
         }
         progress(&Progress {
             kind,
-            size: n,
-            max_size,
-            regions: r1,
-            regions_total: shapes.len(),
-            entries: offsets[r1],
-            entries_total: offsets[shapes.len()],
+            counts: BuildCounts {
+                size: n,
+                max_size,
+                regions: r1,
+                regions_total: shapes.len(),
+                entries: offsets[r1],
+                entries_total: offsets[shapes.len()],
+            },
             elapsed: t0.elapsed(),
         });
         r0 = r1;

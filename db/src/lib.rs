@@ -27,7 +27,7 @@ pub mod simple;
 pub mod store;
 mod view;
 
-pub use audit::{audit, audit_db, AuditReport, Mismatch};
+pub use audit::{audit, audit_db, AuditReport, Checked, Mismatch, TablesChecked};
 pub use index::Kind;
 pub use regions::{RegionSpec, Shape};
 pub use simple::DefectStats;
@@ -149,17 +149,46 @@ impl DbConfig {
     }
 }
 
-/// A build progress report, sent after each region size.
-#[derive(Debug, Clone)]
-pub struct Progress {
-    pub kind: Kind,
+/// Where a build stands: the region size it is at of the largest, and the regions and
+/// entries done of all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildCounts {
     pub size: u32,
     pub max_size: u32,
     pub regions: usize,
     pub regions_total: usize,
     pub entries: u64,
     pub entries_total: u64,
+}
+
+impl fmt::Display for BuildCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "size {}/{}: {}/{} regions, {}/{} entries",
+            self.size,
+            self.max_size,
+            self.regions,
+            self.regions_total,
+            self.entries,
+            self.entries_total
+        )
+    }
+}
+
+/// A build progress report, sent after each region size.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub kind: Kind,
+    pub counts: BuildCounts,
     pub elapsed: Duration,
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kind, counts) = (self.kind.name(), self.counts);
+        write!(f, "{kind} {counts}, {:.1?}", self.elapsed)
+    }
 }
 
 /// What a build wrote, per table.

@@ -173,11 +173,11 @@ fn audit_of_fresh_build_passes() {
     let report = audit(&dir, None).expect("audit");
     assert!(report.ok(), "{report}");
     assert!(
-        report.simple_checked > 10_000 && report.blocker_checked > 10_000,
+        report.checked.simple > 10_000 && report.checked.blocker > 10_000,
         "{report}"
     );
     let sampled = audit(&dir, Some((500, 7))).expect("audit");
-    assert!(sampled.ok() && sampled.simple_checked == 500, "{sampled}");
+    assert!(sampled.ok() && sampled.checked.simple == 500, "{sampled}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -366,19 +366,7 @@ fn bench_lookup_runs() {
 fn default_set_builds_and_audits() {
     let dir = tempdir("default");
     let t = Instant::now();
-    let summary = build(&dir, &DbConfig::default(), &mut |p| {
-        eprintln!(
-            "{} size {}/{}: {} regions, {}/{} entries, {:.1?}",
-            p.kind.name(),
-            p.size,
-            p.max_size,
-            p.regions,
-            p.entries,
-            p.entries_total,
-            p.elapsed
-        )
-    })
-    .expect("build");
+    let summary = build(&dir, &DbConfig::default(), &mut |p| eprintln!("{p}")).expect("build");
     eprintln!("{summary}");
     assert!(t.elapsed() < Duration::from_secs(15 * 60));
     let db = Database::open(&dir).expect("open");
@@ -454,17 +442,7 @@ fn build_config_from_env() {
         _ => DbConfig::default(),
     };
     eprintln!("{cfg:?}");
-    let summary = build(&default_dir(), &cfg, &mut |p| {
-        eprintln!(
-            "{} size {}: {}/{} entries, {:.1?}",
-            p.kind.name(),
-            p.size,
-            p.entries,
-            p.entries_total,
-            p.elapsed
-        )
-    })
-    .expect("build");
+    let summary = build(&default_dir(), &cfg, &mut |p| eprintln!("{p}")).expect("build");
     eprintln!("{summary}");
 }
 

@@ -2,6 +2,7 @@
 
 use super::table::ActiveDb;
 use super::{outcome_of, thermograph_outcome, AUDIT_CACHE_LIMIT, AUDIT_LIMIT};
+use crate::audit::{AuditReport, Checked};
 use crate::store::DbError;
 use crate::Rng;
 use amazons_cgt::GameStore;
@@ -11,7 +12,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A stored entry the separate recomputation disagrees with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,43 +38,33 @@ impl fmt::Display for ActiveMismatch {
     }
 }
 
-/// What an active audit checked and found.
-#[derive(Debug, Clone)]
-pub struct ActiveAuditReport {
-    pub checked: u64,
+/// Entries of an active table checked: outcomes, thermographs and values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActiveChecked {
+    pub entries: u64,
     /// Entries whose value recomputation exceeded [`AUDIT_LIMIT`] (outcomes still checked).
     pub value_skipped: u64,
-    pub mismatches: Vec<ActiveMismatch>,
-    pub mismatch_count: u64,
-    pub sample: Option<(usize, u64)>,
-    pub elapsed: Duration,
 }
 
-impl ActiveAuditReport {
-    pub fn ok(&self) -> bool {
-        self.mismatch_count == 0
-    }
+impl Checked for ActiveChecked {
+    const NAME: &'static str = "active audit";
+    const PER: &'static str = "";
 }
 
-impl fmt::Display for ActiveAuditReport {
+impl fmt::Display for ActiveChecked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let found = format!(
+        write!(
+            f,
             "{} entries checked (outcomes by plain search for both sides to move, \
              thermograph-implied outcomes, values recomputed by a fresh store; {} too complex \
              to revalue)",
-            self.checked, self.value_skipped
-        );
-        let scope = ("active audit", "", self.sample);
-        crate::audit::write_audit(
-            f,
-            scope,
-            &found,
-            self.elapsed,
-            self.mismatch_count,
-            &self.mismatches,
+            self.entries, self.value_skipped
         )
     }
 }
+
+/// What an active audit checked and found.
+pub type ActiveAuditReport = AuditReport<ActiveChecked, ActiveMismatch>;
 
 /// Audits the active table in `dir`.
 pub fn audit_active_dir(
@@ -157,8 +148,10 @@ pub fn audit_active(
     list.sort_by_key(|m: &ActiveMismatch| m.entry);
     list.truncate(100);
     ActiveAuditReport {
-        checked: entries.len() as u64,
-        value_skipped: skipped,
+        checked: ActiveChecked {
+            entries: entries.len() as u64,
+            value_skipped: skipped,
+        },
         mismatches: list,
         mismatch_count: count,
         sample,

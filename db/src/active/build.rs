@@ -15,6 +15,7 @@ use crate::regions::{squares, FRAME};
 use crate::regions::{RegionIndex, Shape};
 use crate::store::{hex, write_atomic, DbError};
 use crate::view::index_mask;
+use crate::BuildCounts;
 use amazons_board::bitboard::Bb;
 use amazons_board::geometry::Geometry;
 use amazons_cgt::{BoundKind, GameId, GameStore, Thermograph};
@@ -28,15 +29,10 @@ use std::time::{Duration, Instant};
 /// the records (thermographs, classes, values) are derived.
 #[derive(Debug, Clone)]
 pub struct ActiveProgress {
-    /// Deriving the records: `entries` counts the entries given a record so far and
+    /// Deriving the records: `counts.entries` counts the entries given a record so far and
     /// `games` the distinct games valued.
     pub records: bool,
-    pub size: u32,
-    pub max_size: u32,
-    pub regions: usize,
-    pub regions_total: usize,
-    pub entries: u64,
-    pub entries_total: u64,
+    pub counts: BuildCounts,
     /// Distinct canonical games in the store so far.
     pub games: usize,
     /// Entries in the store's memo caches (cleared past a limit).
@@ -48,28 +44,21 @@ pub struct ActiveProgress {
 
 impl fmt::Display for ActiveProgress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = &self.counts;
         if self.records {
             return write!(
                 f,
                 "records: {}/{} entries, {} games valued, {:.1?}",
-                self.entries, self.entries_total, self.games, self.elapsed
+                c.entries, c.entries_total, self.games, self.elapsed
             );
         }
         write!(
             f,
-            "size {}/{}: {}/{} regions, {}/{} entries, {} games, {} cached, {:.1?}",
-            self.size,
-            self.max_size,
-            self.regions,
-            self.regions_total,
-            self.entries,
-            self.entries_total,
-            self.games,
-            self.cached,
-            self.elapsed
+            "{c}, {} games, {} cached, {:.1?}",
+            self.games, self.cached, self.elapsed
         )?;
         if let Some((done, all)) = self.within {
-            write!(f, " (in region {}: {done}/{all} entries)", self.regions + 1)?;
+            write!(f, " (in region {}: {done}/{all} entries)", c.regions + 1)?;
         }
         Ok(())
     }
@@ -521,13 +510,15 @@ pub fn build_active_with(
     // A report after region `r` with `games` games and `cached` cache entries.
     let progress_at = |records: bool, (r, games, cached): (usize, usize, usize)| ActiveProgress {
         records,
-        size: shapes[r].count_ones(),
-        max_size,
-        regions: r + 1,
-        regions_total: shapes.len(),
-        entries: offsets[r + 1],
+        counts: BuildCounts {
+            size: shapes[r].count_ones(),
+            max_size,
+            regions: r + 1,
+            regions_total: shapes.len(),
+            entries: offsets[r + 1],
+            entries_total: total,
+        },
         within: None,
-        entries_total: total,
         games,
         cached,
         elapsed: t0.elapsed(),
@@ -542,11 +533,15 @@ pub fn build_active_with(
         let mut tick = |store: &GameStore, entries: u64| {
             if last_values_report.elapsed() >= control.report_every {
                 last_values_report = Instant::now();
+                let at = progress_at(false, (r, store.len(), store.cache_len()));
                 progress(&ActiveProgress {
-                    regions: r,
-                    entries,
+                    counts: BuildCounts {
+                        regions: r,
+                        entries,
+                        ..at.counts
+                    },
                     within: Some((entries - offsets[r], offsets[r + 1] - offsets[r])),
-                    ..progress_at(false, (r, store.len(), store.cache_len()))
+                    ..at
                 });
             }
         };

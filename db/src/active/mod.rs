@@ -55,7 +55,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use audit::{audit_active, audit_active_dir, ActiveAuditReport, ActiveMismatch};
+pub use audit::{audit_active, audit_active_dir, ActiveAuditReport, ActiveChecked, ActiveMismatch};
 pub use build::{build_active, build_active_with, ActiveProgress, ActiveSummary, BuildControl};
 pub use file::decode;
 pub use layout::{active_groups, ActiveLayout};

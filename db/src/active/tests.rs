@@ -163,7 +163,7 @@ fn active_audit_passes_then_names_a_corrupted_entry() {
     let report = audit_active(db, Some((300, 7)), 2);
     eprintln!("{report}");
     assert!(report.ok(), "{report}");
-    assert_eq!(report.checked, 300);
+    assert_eq!(report.checked.entries, 300);
 
     // Corrupt the record id of one mixed entry to a record with another outcome and
     // thermograph, fix the file hash: the file opens, the audit names the entry.
@@ -611,19 +611,20 @@ fn progress_is_reported_within_a_region_and_counts_up_to_the_whole() {
     for p in &within {
         let (done, all) = p.within.expect("within");
         assert!(done > 0 && done <= all, "{p}");
-        assert!(p.regions < p.regions_total, "{p}");
+        assert!(p.counts.regions < p.counts.regions_total, "{p}");
         assert!(p
             .to_string()
-            .contains(&format!("in region {}", p.regions + 1)));
+            .contains(&format!("in region {}", p.counts.regions + 1)));
     }
     for w in values.windows(2) {
-        assert!(w[0].entries <= w[1].entries, "{} then {}", w[0], w[1]);
-        assert!(w[0].regions <= w[1].regions, "{} then {}", w[0], w[1]);
+        let (a, b) = (w[0].counts, w[1].counts);
+        assert!(a.entries <= b.entries, "{} then {}", w[0], w[1]);
+        assert!(a.regions <= b.regions, "{} then {}", w[0], w[1]);
     }
     let last = values.last().expect("a values report");
     assert_eq!(
-        (last.regions, last.entries, last.within),
-        (s.regions, last.entries_total, None)
+        (last.counts.regions, last.counts.entries, last.within),
+        (s.regions, last.counts.entries_total, None)
     );
     assert_eq!(
         table_bytes(&dir),
@@ -661,7 +662,7 @@ fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
     assert!(dir.join(checkpoint::CHECKPOINT_FILE).exists());
     let mut reports = Vec::new();
     let s = build_active_with(&dir, &cfg, &BuildControl::default(), &mut |p| {
-        reports.push(p.regions)
+        reports.push(p.counts.regions)
     })
     .expect("resumed build");
     assert_eq!(s.resumed_regions, regions / 2);
