@@ -7,18 +7,17 @@
 //! stops at the first child it proves lost for the opponent, so a returned `WIN` always
 //! rests on such a child and a returned `-WIN` on every child proven won: only those two
 //! are stored as proven (depth-independent), every other value as a bound with its depth.
-//! The same static evaluation as df-pn's decides nodes ([`crate::dfpn::Search`]'s
-//! `evaluate`: no action, outlast, then the evaluation's verdict), and its bound sums
-//! give the heuristic score. Proof extraction ([`crate::emit`]) reads the proven entries
+//! The same static evaluation as df-pn's decides nodes
+//! ([`crate::search_base::SearchBase::verdict`]: no action, outlast, then the
+//! evaluation's verdict), and its bound sums give the heuristic score. Proof extraction ([`crate::emit`]) reads the proven entries
 //! through the [`Prover`] trait.
 
 use crate::dfpn::Options;
 use crate::emit::Prover;
-use crate::eval::{Bounds, Evaluator};
 use crate::geometry::{Geometry, Key};
 use crate::pos::OpponentLiberties;
+use crate::search_base::{SearchBase, Verdict};
 use crate::state::State;
-use crate::territory::Territory;
 use amazons_format::{Action, Color, Move};
 
 /// A proven win for the side to move.
@@ -176,20 +175,13 @@ enum Static {
 
 /// An alpha-beta search over one board.
 pub struct AbSearch<'g> {
-    pub g: &'g Geometry,
+    /// Nodes (`base.nodes`): calls of the search routine plus positions evaluated only to
+    /// order moves.
+    pub base: SearchBase<'g>,
     pub tt: AbTable,
-    pub terr: Territory,
-    pub eval: Option<Evaluator>,
-    /// Nodes decided by the static evaluation (beyond terminal and outlast).
-    pub eval_wins: u64,
-    /// Nodes: calls of the search routine plus positions evaluated only to order moves.
-    pub nodes: u64,
     /// Iterations of iterative deepening over all `solve` calls, and the last one's depth.
     pub iterations: u64,
     pub last_depth: u32,
-    max_nodes: u64,
-    stopped: bool,
-    progress: bool,
     killers: Vec<[Option<Action>; 2]>,
     /// History counts by (from, to, arrow); spare moves in the last slot.
     history: Vec<u32>,
@@ -210,25 +202,13 @@ impl<'g> AbSearch<'g> {
     /// (and databases) of `opts`.
     pub fn new(g: &'g Geometry, opts: &Options) -> AbSearch<'g> {
         AbSearch {
-            g,
+            base: SearchBase::new(g, opts),
             tt: AbTable::new(opts.hash_mib),
-            terr: Territory::new(),
-            eval: opts.evaluator(),
-            eval_wins: 0,
-            nodes: 0,
             iterations: 0,
             last_depth: 0,
-            max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
-            stopped: false,
-            progress: opts.progress,
             killers: vec![[None; 2]; MAX_PLY],
             history: vec![0; HISTORY_LEN],
         }
-    }
-
-    /// Whether the node budget ran out.
-    pub fn stopped(&self) -> bool {
-        self.stopped
     }
 
     /// Solves `st` by iterative deepening: the winner, or `None` if the budget ran out.
@@ -237,21 +217,21 @@ impl<'g> AbSearch<'g> {
     }
 
     fn deepen(&mut self, st: &State, skip_root_eval: bool) -> Option<Color> {
-        let key = st.key(self.g);
+        let key = st.key(self.base.g);
         // Every board move fills a square and every spare move spends one: at this depth
         // every leaf is terminal, so the root is decided.
-        let horizon = st.pos.empty(self.g).count() + st.spare.unsigned_abs() + 1;
+        let horizon = st.pos.empty(self.base.g).count() + st.spare.unsigned_abs() + 1;
         for depth in 1..=horizon.max(1) {
             self.iterations += 1;
             self.last_depth = depth;
             let v = self.search(st, key, depth, -INFINITY, INFINITY, 0, skip_root_eval);
-            if self.stopped {
+            if self.base.stopped {
                 return None;
             }
-            if self.progress {
+            if self.base.progress {
                 eprintln!(
                     "ab: depth {depth}, score {v}, {} nodes, table {:.0}% full",
-                    self.nodes,
+                    self.base.nodes,
                     self.tt.fill() * 100.0
                 );
             }
@@ -266,45 +246,26 @@ impl<'g> AbSearch<'g> {
     }
 
     fn tick(&mut self) {
-        self.nodes += 1;
-        if self.nodes >= self.max_nodes {
-            self.stopped = true;
+        self.base.nodes += 1;
+        if self.base.nodes >= self.base.max_nodes {
+            self.base.stopped = true;
         }
     }
 
     /// The static decision or score of `st` (see [`Static`]).
     fn evaluate(&mut self, st: &State) -> Static {
-        let g = self.g;
+        let e = match self.base.verdict(st) {
+            Verdict::Rule(win) => return Static::Decided { win, eval: false },
+            Verdict::Eval(win) => return Static::Decided { win, eval: true },
+            Verdict::Open(e) => e,
+        };
+        let g = self.base.g;
         let (me, you) = (st.side(), st.side().opponent());
-        if !st.can_act(g, me) {
-            return Static::Decided {
-                win: false,
-                eval: false,
-            };
-        }
-        for (who, win) in [(me, true), (you, false)] {
-            let other = who.opponent();
-            if self
-                .terr
-                .outlast(g, &st.pos, who, st.spares_of(who), st.spares_of(other))
-                .is_some()
-            {
-                return Static::Decided { win, eval: false };
-            }
-        }
         // Mobility: liberties of the side to move minus the opponent's.
         let mobility = st.pos.liberties(g, me) as i32 - st.pos.liberties(g, you) as i32;
-        let Some(ev) = self.eval.as_mut() else {
+        let Some(e) = e else {
             return Static::Score(mobility);
         };
-        let e = ev.evaluate(g, &st.pos);
-        if let Some(w) = e.decide(me, Bounds::exact(st.spare as i64)) {
-            self.eval_wins += 1;
-            return Static::Decided {
-                win: w == me,
-                eval: true,
-            };
-        }
         // Twice the midpoint of the bounds on the score (Black's view), spares included.
         let black = e.total.lower.value.floor() + e.total.upper.value.ceil() + 2 * st.spare as i64;
         let mine = match me {
@@ -377,10 +338,10 @@ impl<'g> AbSearch<'g> {
         skip_eval: bool,
     ) -> i32 {
         self.tick();
-        if self.stopped {
+        if self.base.stopped {
             return 0;
         }
-        let start_nodes = self.nodes;
+        let start_nodes = self.base.nodes;
         let entry = self.tt.get(key);
         let mut tt_move = None;
         let mut prior_work = 0;
@@ -435,7 +396,7 @@ impl<'g> AbSearch<'g> {
         let (mut best, mut best_action) = (-INFINITY, None);
         for a in actions {
             let child = st.play(a);
-            let ck = child.key(self.g);
+            let ck = child.key(self.base.g);
             let v = -self.search(
                 &child,
                 ck,
@@ -445,7 +406,7 @@ impl<'g> AbSearch<'g> {
                 ply + 1,
                 false,
             );
-            if self.stopped {
+            if self.base.stopped {
                 return 0;
             }
             if v > best {
@@ -458,7 +419,7 @@ impl<'g> AbSearch<'g> {
             }
         }
         let work =
-            prior_work.saturating_add((self.nodes - start_nodes).min(u32::MAX as u64) as u32);
+            prior_work.saturating_add((self.base.nodes - start_nodes).min(u32::MAX as u64) as u32);
         if best >= WIN || best <= -WIN {
             self.store_proven(key, best >= WIN, false, work, best_action);
         } else {
@@ -505,10 +466,10 @@ impl<'g> AbSearch<'g> {
         ply: usize,
         tt_move: Option<Action>,
     ) -> Vec<Action> {
-        let g = self.g;
+        let g = self.base.g;
         let actions = st.actions(g);
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
-        let by_eval = self.eval.is_some() && depth >= EVAL_ORDER_DEPTH;
+        let by_eval = self.base.eval.is_some() && depth >= EVAL_ORDER_DEPTH;
         let libs = OpponentLiberties::new(g, &st.pos);
         let mut keyed: Vec<(i64, Action)> = Vec::with_capacity(actions.len());
         for a in actions {
@@ -542,36 +503,26 @@ impl<'g> AbSearch<'g> {
 }
 
 impl<'g> Prover<'g> for AbSearch<'g> {
-    fn geometry(&self) -> &'g Geometry {
-        self.g
-    }
     fn solve(&mut self, st: &State) -> Option<Color> {
         AbSearch::solve(self, st)
     }
-    fn stopped(&self) -> bool {
-        self.stopped
+    fn base(&self) -> &SearchBase<'g> {
+        &self.base
     }
-    fn nodes(&self) -> u64 {
-        self.nodes
+    fn base_mut(&mut self) -> &mut SearchBase<'g> {
+        &mut self.base
     }
     fn lost_work(&self, st: &State) -> Option<u32> {
-        let e = self.tt.get(st.key(self.g))?;
+        let e = self.tt.get(st.key(self.base.g))?;
         (e.proven() && (e.score as i32) <= -WIN).then_some(e.work)
     }
     fn is_eval_leaf(&self, st: &State) -> bool {
         self.tt
-            .get(st.key(self.g))
+            .get(st.key(self.base.g))
             .is_some_and(|e| e.proven() && e.flags & FLAG_EVAL != 0)
     }
     fn research(&mut self, st: &State) -> bool {
         self.deepen(st, true) == Some(st.side())
-    }
-    fn outlast(&mut self, st: &State, x: Color) -> Option<Vec<Move>> {
-        let (xs, ys) = (st.spares_of(x), st.spares_of(x.opponent()));
-        self.terr.outlast(self.g, &st.pos, x, xs, ys)
-    }
-    fn evaluator(&mut self) -> Option<&mut Evaluator> {
-        self.eval.as_mut()
     }
 }
 

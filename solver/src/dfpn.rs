@@ -4,11 +4,11 @@
 //! effort to prove that the side to move wins, `delta` the effort to prove it loses.
 //! Child thresholds use the 1+epsilon trick of Pawlewicz and Lew to limit thrashing.
 
-use crate::eval::{Bounds, EvalConfig, Evaluator};
+use crate::eval::{EvalConfig, Evaluator};
 use crate::geometry::{Geometry, Key};
 use crate::pos::OpponentLiberties;
+use crate::search_base::{SearchBase, Verdict};
 use crate::state::State;
-use crate::territory::Territory;
 use crate::tt::{Table, INF};
 use amazons_format::{Action, Color};
 use std::time::{Duration, Instant};
@@ -93,20 +93,11 @@ struct Kid {
 
 /// A df-pn search over one board.
 pub struct Search<'g> {
-    pub g: &'g Geometry,
+    /// Nodes (`base.nodes`): expansions (calls of the main search routine).
+    pub base: SearchBase<'g>,
     pub tt: Table,
-    pub terr: Territory,
-    /// The static evaluator, when enabled.
-    pub eval: Option<Evaluator>,
-    /// Nodes decided by the static evaluation (beyond terminal and outlast).
-    pub eval_wins: u64,
-    /// Nodes expanded (calls of the main search routine).
-    pub nodes: u64,
-    max_nodes: u64,
-    progress: bool,
     start: Instant,
     last_report: Instant,
-    stopped: bool,
     /// The key of the position `solve` was called on, and its latest `(phi, delta)`
     /// while its children are searched (for the progress line).
     root: (Key, u32, u32),
@@ -121,7 +112,10 @@ pub struct Search<'g> {
 impl Drop for Search<'_> {
     fn drop(&mut self) {
         if let Some(live) = &self.live {
-            live.fetch_add(self.nodes % LIVE_STEP, std::sync::atomic::Ordering::Relaxed);
+            live.fetch_add(
+                self.base.nodes % LIVE_STEP,
+                std::sync::atomic::Ordering::Relaxed,
+            );
         }
     }
 }
@@ -157,17 +151,10 @@ impl<'g> Search<'g> {
     pub fn new(g: &'g Geometry, opts: &Options) -> Search<'g> {
         let now = Instant::now();
         Search {
-            g,
+            base: SearchBase::new(g, opts),
             tt: Table::new(opts.hash_mib),
-            terr: Territory::new(),
-            eval: opts.evaluator(),
-            eval_wins: 0,
-            nodes: 0,
-            max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
-            progress: opts.progress,
             start: now,
             last_report: now,
-            stopped: false,
             root: (0, 1, 1),
             spare_kids: Vec::new(),
             live: opts.live_nodes.clone(),
@@ -175,14 +162,9 @@ impl<'g> Search<'g> {
         }
     }
 
-    /// Whether the node budget ran out.
-    pub fn stopped(&self) -> bool {
-        self.stopped
-    }
-
     /// Solves `st`: the winner, or `None` if the node budget ran out first.
     pub fn solve(&mut self, st: &State) -> Option<Color> {
-        let key = st.key(self.g);
+        let key = st.key(self.base.g);
         self.root = (key, 1, 1);
         let (phi, delta) = self.mid(st, key, INF, INF);
         if phi == 0 {
@@ -197,7 +179,7 @@ impl<'g> Search<'g> {
     /// The stored `(phi, delta, work)` of a state, if any.
     pub fn lookup(&self, st: &State) -> Option<(u32, u32, u32)> {
         self.tt
-            .get(st.key(self.g))
+            .get(st.key(self.base.g))
             .map(|s| (s.phi, s.delta, s.work))
     }
 
@@ -210,60 +192,36 @@ impl<'g> Search<'g> {
     /// Static decision from the side to move: `(phi, delta, work)` with work 1 for
     /// terminal and outlast decisions and 0 for decisions of the evaluation.
     fn evaluate(&mut self, st: &State) -> Option<(u32, u32, u32)> {
-        let g = self.g;
-        let (me, you) = (st.side(), st.side().opponent());
-        if !st.can_act(g, me) {
-            return Some((INF, 0, 1));
-        }
-        if self
-            .terr
-            .outlast(g, &st.pos, me, st.spares_of(me), st.spares_of(you))
-            .is_some()
-        {
-            return Some((0, INF, 1));
-        }
-        if self
-            .terr
-            .outlast(g, &st.pos, you, st.spares_of(you), st.spares_of(me))
-            .is_some()
-        {
-            return Some((INF, 0, 1));
-        }
-        if let Some(ev) = self.eval.as_mut() {
-            // Spare moves are an integer held by one side: Black's count is `+spare`.
-            let decided = ev
-                .evaluate(g, &st.pos)
-                .decide(me, Bounds::exact(st.spare as i64));
-            if let Some(w) = decided {
-                self.eval_wins += 1;
-                return Some(if w == me { (0, INF, 0) } else { (INF, 0, 0) });
-            }
-        }
-        None
+        let (win, work) = match self.base.verdict(st) {
+            Verdict::Rule(win) => (win, 1),
+            Verdict::Eval(win) => (win, 0),
+            Verdict::Open(_) => return None,
+        };
+        Some(if win { (0, INF, work) } else { (INF, 0, work) })
     }
 
     fn tick(&mut self) {
-        if self.nodes >= self.max_nodes {
-            self.stopped = true;
+        if self.base.nodes >= self.base.max_nodes {
+            self.base.stopped = true;
         }
-        if !self.nodes.is_multiple_of(LIVE_STEP) {
+        if !self.base.nodes.is_multiple_of(LIVE_STEP) {
             return;
         }
         if aborted() {
-            self.stopped = true;
+            self.base.stopped = true;
         }
         if let Some(live) = &self.live {
             live.fetch_add(LIVE_STEP, std::sync::atomic::Ordering::Relaxed);
         }
-        if self.progress {
+        if self.base.progress {
             let now = Instant::now();
             if now.duration_since(self.last_report) >= Duration::from_secs(1) {
                 self.last_report = now;
                 let secs = now.duration_since(self.start).as_secs_f64();
                 eprintln!(
                     "progress: {} nodes, {:.0} nodes/s, {:.1} s, table {:.0}% full, root proof/disproof numbers {}/{}",
-                    self.nodes,
-                    self.nodes as f64 / secs.max(1e-9),
+                    self.base.nodes,
+                    self.base.nodes as f64 / secs.max(1e-9),
                     secs,
                     self.tt.fill() * 100.0,
                     self.root.1,
@@ -274,7 +232,7 @@ impl<'g> Search<'g> {
     }
 
     fn children(&mut self, st: &State, key: Key) -> Vec<Kid> {
-        let g = self.g;
+        let g = self.base.g;
         let piece = match st.side() {
             Color::White => 0,
             Color::Black => 1,
@@ -343,7 +301,7 @@ impl<'g> Search<'g> {
     /// child probes of those expansions (64 per node on 6x4, 99.6% of them misses) were
     /// most of the search time. The children are probed when the node is entered again.
     fn first_numbers(&self, st: &State) -> (u32, u32) {
-        let g = self.g;
+        let g = self.base.g;
         let me = st.side();
         let opp = OpponentLiberties::new(g, &st.pos);
         let libs = opp.count();
@@ -368,11 +326,11 @@ impl<'g> Search<'g> {
     /// The df-pn main routine: searches `pos` until its proof or disproof number reaches
     /// its threshold, and returns `(phi, delta)`.
     pub fn mid(&mut self, st: &State, key: Key, th_phi: u32, th_delta: u32) -> (u32, u32) {
-        self.nodes += 1;
+        self.base.nodes += 1;
         self.tick();
         let prior_work = match self.tt.get(key) {
             Some(s) => {
-                if s.phi >= th_phi || s.delta >= th_delta || self.stopped {
+                if s.phi >= th_phi || s.delta >= th_delta || self.base.stopped {
                     return (s.phi, s.delta);
                 }
                 s.work
@@ -382,7 +340,7 @@ impl<'g> Search<'g> {
                     self.tt.put(key, p, d, work);
                     return (p, d);
                 }
-                if self.stopped {
+                if self.base.stopped {
                     return (1, 1);
                 }
                 let (p, d) = self.first_numbers(st);
@@ -407,7 +365,7 @@ impl<'g> Search<'g> {
         th_delta: u32,
         prior_work: u32,
     ) -> (u32, u32) {
-        let start_nodes = self.nodes;
+        let start_nodes = self.base.nodes;
         let mut kids = self.children(st, key);
         loop {
             let (mut phi, mut delta2, mut best) = (INF, INF, 0usize);
@@ -445,8 +403,8 @@ impl<'g> Search<'g> {
             if key == self.root.0 {
                 self.root = (key, phi, delta);
             }
-            if phi >= th_phi || delta >= th_delta || self.stopped {
-                let spent = (self.nodes - start_nodes).min(u32::MAX as u64) as u32;
+            if phi >= th_phi || delta >= th_delta || self.base.stopped {
+                let spent = (self.base.nodes - start_nodes).min(u32::MAX as u64) as u32;
                 self.tt
                     .put(key, phi, delta, prior_work.saturating_add(spent).max(1));
                 self.spare_kids.push(kids);
@@ -480,7 +438,7 @@ mod tests {
     /// `(min delta, sum phi)`, a stuck child giving `(INF, 0)`. With every child at
     /// `(1, 1)` the weak numbers give the same (largest 1, plus one per other child).
     fn numbers_from_children(search: &mut Search, st: &State) -> (u32, u32) {
-        let kids = search.children(st, st.key(search.g));
+        let kids = search.children(st, st.key(search.base.g));
         let phi = kids.iter().map(|k| k.delta).min().unwrap_or(INF);
         let delta = if kids.iter().any(|k| k.phi >= INF) {
             INF

@@ -10,6 +10,7 @@ use crate::dfpn::Search;
 use crate::eval::partition::basic_partition;
 use crate::eval::{BoundKind, Bounds, Evaluator};
 use crate::geometry::Geometry;
+use crate::search_base::SearchBase;
 use crate::state::State;
 use crate::sum::{local_state, restrict};
 use amazons_format::{Action, Color, LocalClaim, Step, Symmetry, MAX_SPARE};
@@ -37,13 +38,22 @@ pub enum EmitError {
 /// What proof extraction needs from a search that solved a position: df-pn
 /// ([`Search`]) and alpha-beta ([`crate::ab::AbSearch`]) both provide it.
 pub trait Prover<'g> {
-    fn geometry(&self) -> &'g Geometry;
+    /// The board, outlast detection, evaluator and counters of the search.
+    fn base(&self) -> &SearchBase<'g>;
+    fn base_mut(&mut self) -> &mut SearchBase<'g>;
+    fn geometry(&self) -> &'g Geometry {
+        self.base().g
+    }
     /// Solves `st`: the winner, or `None` when the node budget ran out.
     fn solve(&mut self, st: &State) -> Option<Color>;
     /// Whether the node budget ran out.
-    fn stopped(&self) -> bool;
+    fn stopped(&self) -> bool {
+        self.base().stopped
+    }
     /// Nodes searched so far.
-    fn nodes(&self) -> u64;
+    fn nodes(&self) -> u64 {
+        self.base().nodes
+    }
     /// When the table holds `st` as lost for its side to move: the work behind that.
     fn lost_work(&self, st: &State) -> Option<u32>;
     /// Whether the table holds `st` as decided by the static evaluation itself.
@@ -52,23 +62,24 @@ pub trait Prover<'g> {
     /// decided; whether the side to move wins.
     fn research(&mut self, st: &State) -> bool;
     /// An outlast line for `x` in `st` (see [`crate::territory::Territory::outlast`]).
-    fn outlast(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>>;
+    fn outlast(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>> {
+        self.base_mut().outlast(st, x)
+    }
     /// The static evaluator, when the search has one.
-    fn evaluator(&mut self) -> Option<&mut Evaluator>;
+    fn evaluator<'s>(&'s mut self) -> Option<&'s mut Evaluator>
+    where
+        'g: 's,
+    {
+        self.base_mut().eval.as_mut()
+    }
 }
 
 impl<'g> Prover<'g> for Search<'g> {
-    fn geometry(&self) -> &'g Geometry {
-        self.g
+    fn base(&self) -> &SearchBase<'g> {
+        &self.base
     }
-    fn solve(&mut self, st: &State) -> Option<Color> {
-        Search::solve(self, st)
-    }
-    fn stopped(&self) -> bool {
-        Search::stopped(self)
-    }
-    fn nodes(&self) -> u64 {
-        self.nodes
+    fn base_mut(&mut self) -> &mut SearchBase<'g> {
+        &mut self.base
     }
     fn lost_work(&self, st: &State) -> Option<u32> {
         match self.lookup(st) {
@@ -80,16 +91,12 @@ impl<'g> Prover<'g> for Search<'g> {
         Search::is_eval_leaf(self, st)
     }
     fn research(&mut self, st: &State) -> bool {
-        let key = st.key(self.g);
+        let key = st.key(self.base.g);
         let (phi, _) = self.expand(st, key, crate::tt::INF, crate::tt::INF, 0);
         phi == 0
     }
-    fn outlast(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>> {
-        let (xs, ys) = (st.spares_of(x), st.spares_of(x.opponent()));
-        self.terr.outlast(self.g, &st.pos, x, xs, ys)
-    }
-    fn evaluator(&mut self) -> Option<&mut Evaluator> {
-        self.eval.as_mut()
+    fn solve(&mut self, st: &State) -> Option<Color> {
+        Search::solve(self, st)
     }
 }
 
@@ -176,7 +183,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
 
     /// Nodes searched by the plain search.
     pub fn plain_nodes(&self) -> u64 {
-        self.plain.as_ref().map_or(0, |p| p.nodes)
+        self.plain.as_ref().map_or(0, |p| p.base.nodes)
     }
 
     /// Appends the proof that `x` wins `st`.

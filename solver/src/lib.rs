@@ -14,6 +14,7 @@ pub mod fig13_journal;
 pub mod fig13_plot;
 pub mod play;
 pub mod pos;
+pub mod search_base;
 pub mod solvers;
 pub mod state;
 pub mod strategy;
@@ -179,7 +180,7 @@ pub fn ranking(position: &Position, opts: &Options) -> Ranking {
         root: numbers,
         winner,
         lean,
-        nodes: search.nodes,
+        nodes: search.base.nodes,
         moves,
     }
 }

@@ -111,11 +111,11 @@ pub fn solve_sized(
     match kind {
         SolverKind::Dfpn => {
             let mut search = Search::new(&g, &main_opts);
-            search_and_prove(&mut search, |s| s.eval_wins, &ctx, setup, after)
+            search_and_prove(&mut search, &ctx, setup, after)
         }
         SolverKind::Ab => {
             let mut search = AbSearch::new(&g, &main_opts);
-            search_and_prove(&mut search, |s| s.eval_wins, &ctx, setup, after)
+            search_and_prove(&mut search, &ctx, setup, after)
         }
     }
 }
@@ -139,17 +139,15 @@ pub(crate) fn solve_dfpn_state(
     };
     let g = Geometry::new(position.board);
     let mut search = Search::new(&g, &crate::main_search_options(opts));
-    let mut solved =
-        search_and_prove(&mut search, |s| s.eval_wins, &ctx, &mut |_| {}, &mut |_| {})?;
-    solved.eval_wins = search.eval_wins;
+    let mut solved = search_and_prove(&mut search, &ctx, &mut |_| {}, &mut |_| {})?;
+    solved.eval_wins = search.base.eval_wins;
     Ok(solved)
 }
 
 /// The main search of the root, timed, then the extraction; `setup` adjusts the
-/// search's evaluator first, and `eval_wins` reads the nodes it decided after the search.
+/// search's evaluator first; the nodes the evaluation decided are counted after the search.
 fn search_and_prove<'g, M: Prover<'g>>(
     search: &mut M,
-    eval_wins: impl Fn(&M) -> u64,
     ctx: &Context,
     setup: &mut dyn FnMut(&mut Evaluator),
     after: &mut dyn FnMut(&Evaluator),
@@ -161,7 +159,7 @@ fn search_and_prove<'g, M: Prover<'g>>(
     let t0 = Instant::now();
     let winner = search.solve(&root);
     let search_time = t0.elapsed();
-    let eval_wins = eval_wins(search);
+    let eval_wins = search.base().eval_wins;
     let g = search.geometry();
     prove(g, search, winner, search_time, eval_wins, ctx, after)
 }

@@ -493,11 +493,11 @@ pub fn blocker_census(
             }
             positions += 1;
             let mut search = crate::dfpn::Search::new(&g, &opts);
-            if let Some(ev) = search.eval.as_mut() {
+            if let Some(ev) = search.base.eval.as_mut() {
                 ev.enable_census();
             }
             let _ = search.solve(&crate::state::State { pos, spare: 0 });
-            let census = search.eval.as_ref().and_then(|e| e.census());
+            let census = search.base.eval.as_ref().and_then(|e| e.census());
             for (shape, counts) in census.into_iter().flatten() {
                 let entry = total.entry(*shape).or_default();
                 entry[0] += counts[0];
