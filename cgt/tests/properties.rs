@@ -41,6 +41,13 @@ fn build(s: &mut GameStore, t: &Tree) -> GameId {
     s.game(&l, &r)
 }
 
+/// `t` built into a fresh store.
+fn built(t: &Tree) -> (GameStore, GameId) {
+    let mut s = GameStore::new();
+    let g = build(&mut s, t);
+    (s, g)
+}
+
 fn neg_tree(t: &Tree) -> Tree {
     Tree {
         left: t.right.iter().map(neg_tree).collect(),
@@ -66,8 +73,7 @@ fn qc(tests: u64) -> QuickCheck {
 #[test]
 fn games_plus_negative_is_zero_and_negation_is_an_involution() {
     fn prop(t: Tree) -> bool {
-        let mut s = GameStore::new();
-        let g = build(&mut s, &t);
+        let (mut s, g) = built(&t);
         let n = s.neg(g);
         let z = s.zero();
         s.add(g, n) == z && s.neg(n) == g
@@ -101,22 +107,11 @@ fn comparison_agrees_with_the_outcome_of_the_difference() {
         let le = !sum_wins(&a, &nb, true);
         // The canonical form has the outcome of the tree it came from.
         let o = s.outcome(g);
-        let left_first = sum_wins(
-            &a,
-            &Tree {
-                left: vec![],
-                right: vec![],
-            },
-            true,
-        );
-        let right_first = sum_wins(
-            &a,
-            &Tree {
-                left: vec![],
-                right: vec![],
-            },
-            false,
-        );
+        let zero = Tree {
+            left: vec![],
+            right: vec![],
+        };
+        let (left_first, right_first) = (sum_wins(&a, &zero, true), sum_wins(&a, &zero, false));
         s.ge(g, h) == ge
             && s.le(g, h) == le
             && o.left_wins_moving_first() == left_first
@@ -128,8 +123,7 @@ fn comparison_agrees_with_the_outcome_of_the_difference() {
 #[test]
 fn printing_round_trips_through_the_parser() {
     fn prop(t: Tree) -> bool {
-        let mut s = GameStore::new();
-        let g = build(&mut s, &t);
+        let (mut s, g) = built(&t);
         let text = s.display(g);
         let braces = s.display_braces(g);
         s.parse(&text) == Ok(g) && s.parse(&braces) == Ok(g)
@@ -257,11 +251,20 @@ fn difference_board(a: &Position, b: &Position) -> Position {
     p
 }
 
+/// The values of `areas` in one fresh store, or `None` if one cannot be valued.
+fn valued<const N: usize>(areas: [&Position; N]) -> Option<(GameStore, [GameId; N])> {
+    let mut s = GameStore::new();
+    let ids: Vec<GameId> = areas
+        .iter()
+        .map(|p| s.value_of_area(p).ok())
+        .collect::<Option<_>>()?;
+    Some((s, ids.try_into().ok()?))
+}
+
 #[test]
 fn area_values_agree_with_exhaustive_search() {
     fn prop(a: Area) -> bool {
-        let mut s = GameStore::new();
-        let Ok(g) = s.value_of_area(&a.0) else {
+        let Some((mut s, [g])) = valued([&a.0]) else {
             return false;
         };
         let o = s.outcome(g);
@@ -275,8 +278,7 @@ fn area_values_agree_with_exhaustive_search() {
 #[test]
 fn area_sums_cancel_commute_and_match_combined_boards() {
     fn prop(a: Area, b: Area) -> bool {
-        let mut s = GameStore::new();
-        let (Ok(g), Ok(h)) = (s.value_of_area(&a.0), s.value_of_area(&b.0)) else {
+        let Some((mut s, [g, h])) = valued([&a.0, &b.0]) else {
             return false;
         };
         let z = s.zero();
@@ -300,8 +302,7 @@ impl Arbitrary for SmallArea {
 #[test]
 fn area_comparison_agrees_with_search_on_the_difference() {
     fn prop(a: SmallArea, b: SmallArea) -> bool {
-        let mut s = GameStore::new();
-        let (Ok(g), Ok(h)) = (s.value_of_area(&a.0), s.value_of_area(&b.0)) else {
+        let Some((mut s, [g, h])) = valued([&a.0, &b.0]) else {
             return false;
         };
         let d = difference_board(&a.0, &b.0);
@@ -324,8 +325,7 @@ fn area_comparison_agrees_with_search_on_the_difference() {
 #[test]
 fn thermograph_bounds_never_claim_more_than_the_exact_bounds() {
     fn prop(a: Area) -> bool {
-        let mut s = GameStore::new();
-        let Ok(g) = s.value_of_area(&a.0) else {
+        let Some((mut s, [g])) = valued([&a.0]) else {
             return false;
         };
         let (tlo, thi) = s.thermograph_bounds(g);

@@ -1,6 +1,6 @@
 //! Reference data: CGSuite's 4x2 canonical form, the MCGS thermographs and outcome classes.
 
-use amazons_cgt::{followers, GameStore, Thermograph};
+use amazons_cgt::{followers, GameId, GameStore, Thermograph};
 use amazons_format::{Color, Position};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -12,14 +12,19 @@ fn data(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
 }
 
+/// The value of the area in `grid` (Black to move).
+fn value(s: &mut GameStore, grid: &str) -> GameId {
+    let p = Position::parse_grid(grid, Color::Black).expect("grid");
+    s.value_of_area(&p).expect("value")
+}
+
 const REF_4X2: &str = "+-{3,{4|0,{1|0,*}},{4|{0,{1/2|0}|v},+-1,+-{1,{2|0}}}}";
 
 #[test]
 fn canonical_form_of_4x2_matches_cgsuite() {
     let start = Instant::now();
-    let p = Position::parse_grid("x...|o...", Color::Black).expect("grid");
     let mut s = GameStore::new();
-    let g = s.value_of_area(&p).expect("value");
+    let g = value(&mut s, "x...|o...");
     let shown = s.display(g);
     let parsed = s.parse(REF_4X2).expect("parse reference");
     eprintln!(
@@ -30,6 +35,7 @@ fn canonical_form_of_4x2_matches_cgsuite() {
     assert_eq!(g, parsed, "structurally different from CGSuite: {shown}");
     assert_eq!(shown, REF_4X2);
     let start = Instant::now();
+    let p = Position::parse_grid("x...|o...", Color::Black).expect("grid");
     assert_eq!(followers(&p), 2784);
     eprintln!("followers: {:?}", start.elapsed());
 }
@@ -61,8 +67,7 @@ fn ten_thermographs_match_cgsuite_point_for_point() {
     let mut s = GameStore::new();
     let start = Instant::now();
     for (grid, l, r) in &cases {
-        let p = Position::parse_grid(grid, Color::Black).expect("grid");
-        let g = s.value_of_area(&p).expect("value");
+        let g = value(&mut s, grid);
         let th = s.thermograph(g);
         let shown = s.display(g);
         assert_eq!(th.left.point_string(), *l, "{grid} = {shown}: left wall");
@@ -102,8 +107,7 @@ fn mcgs_outcomes_for_both_sides_to_move() {
     let mut s = GameStore::new();
     let start = Instant::now();
     for (grid, black_wins, white_wins) in &cases {
-        let p = Position::parse_grid(grid, Color::Black).expect("grid");
-        let g = s.value_of_area(&p).expect("value");
+        let g = value(&mut s, grid);
         let o = s.outcome(g);
         assert_eq!(
             (o.left_wins_moving_first(), o.right_wins_moving_first()),

@@ -387,27 +387,36 @@ impl GameStore {
         id
     }
 
+    /// `{l | r}` as a number when it is one: every option a number and the largest Left
+    /// option below the smallest Right one; the simplest number between them.
+    fn number_of_options(&self, l: &[GameId], r: &[GameId]) -> Option<Rational> {
+        let ln: Vec<Rational> = l
+            .iter()
+            .map(|&g| self.number_value(g))
+            .collect::<Option<_>>()?;
+        let rn: Vec<Rational> = r
+            .iter()
+            .map(|&g| self.number_value(g))
+            .collect::<Option<_>>()?;
+        let lo = ln.iter().copied().max();
+        let hi = rn.iter().copied().min();
+        let is_number = match (lo, hi) {
+            (Some(a), Some(b)) => a < b,
+            _ => true,
+        };
+        is_number.then(|| simplest_between(lo, hi))
+    }
+
     /// Recognizes canonical number-up-star forms from their options.
     fn recognize_nus(&self, l: &[GameId], r: &[GameId]) -> Option<Nus> {
-        let num = |g: GameId| self.number_value(g);
-        // Numbers: all options numbers and max L < min R.
-        let ln: Option<Vec<Rational>> = l.iter().map(|&g| num(g)).collect();
-        let rn: Option<Vec<Rational>> = r.iter().map(|&g| num(g)).collect();
-        if let (Some(ln), Some(rn)) = (&ln, &rn) {
-            let lo = ln.iter().copied().max();
-            let hi = rn.iter().copied().min();
-            let ok = match (lo, hi) {
-                (Some(a), Some(b)) => a < b,
-                _ => true,
-            };
-            if ok {
-                return Some(Nus {
-                    number: simplest_between(lo, hi),
-                    ups: 0,
-                    nimber: 0,
-                });
-            }
+        if let Some(number) = self.number_of_options(l, r) {
+            return Some(Nus {
+                number,
+                ups: 0,
+                nimber: 0,
+            });
         }
+        let num = |g: GameId| self.number_value(g);
         let nus = |g: GameId| self.nus(g);
         // n + *m: L = R = {n + *k : k < m}.
         if !l.is_empty() && l == r {
@@ -567,32 +576,28 @@ impl GameStore {
         }
     }
 
-    /// `x <= G` where `G = {l | r}` is given by (not necessarily canonical) options.
-    fn le_proto_right(&mut self, x: GameId, l: &[GameId], r: &[GameId]) -> bool {
-        for &gr in r {
-            if self.le(gr, x) {
-                return false;
-            }
+    /// Left options of a canonical game (`left`) or its right options.
+    fn options(&self, g: GameId, left: bool) -> &[GameId] {
+        if left {
+            self.left(g)
+        } else {
+            self.right(g)
         }
-        for i in 0..self.left(x).len() {
-            let y = self.left(x)[i];
-            if self.le_proto_left(l, r, y) {
-                return false;
-            }
-        }
-        true
     }
 
-    /// `G <= y` where `G = {l | r}`.
-    fn le_proto_left(&mut self, l: &[GameId], r: &[GameId], y: GameId) -> bool {
-        for &gl in l {
-            if self.le(y, gl) {
+    /// `x <= G` (`below`) or `G <= x` (not `below`), where `G = {l | r}` is given by (not
+    /// necessarily canonical) options: `x <= G` unless some `G^R <= x` or `G <= x^L`, and
+    /// `G <= x` unless some `x <= G^L` or `x^R <= G`.
+    fn le_proto(&mut self, x: GameId, l: &[GameId], r: &[GameId], below: bool) -> bool {
+        for &o in if below { r } else { l } {
+            let past = if below { self.le(o, x) } else { self.le(x, o) };
+            if past {
                 return false;
             }
         }
-        for i in 0..self.right(y).len() {
-            let x = self.right(y)[i];
-            if self.le_proto_right(x, l, r) {
+        for i in 0..self.options(x, below).len() {
+            let y = self.options(x, below)[i];
+            if self.le_proto(y, l, r, !below) {
                 return false;
             }
         }
@@ -621,67 +626,45 @@ impl GameStore {
 
     fn canonicalize(&mut self, mut l: Vec<GameId>, mut r: Vec<GameId>) -> GameId {
         // All options numbers: a number, or a switch between the best options.
-        let ln: Option<Vec<Rational>> = l.iter().map(|&g| self.number_value(g)).collect();
-        let rn: Option<Vec<Rational>> = r.iter().map(|&g| self.number_value(g)).collect();
-        if let (Some(ln), Some(rn)) = (ln, rn) {
-            let lo = ln.iter().copied().max();
-            let hi = rn.iter().copied().min();
-            let is_number = match (lo, hi) {
-                (Some(a), Some(b)) => a < b,
-                _ => true,
-            };
-            if is_number {
-                let x = simplest_between(lo, hi);
-                return self.number(x);
-            }
+        if let Some(x) = self.number_of_options(&l, &r) {
+            return self.number(x);
         }
         loop {
             self.remove_dominated(&mut l, true);
             self.remove_dominated(&mut r, false);
-            let mut changed = false;
-            // Bypass reversible Left options: G^L with some G^{LR} <= G.
-            'outer_l: for i in 0..l.len() {
-                let gl = l[i];
-                let glr: Vec<GameId> = self.right(gl).to_vec();
-                for x in glr {
-                    if self.le_proto_right(x, &l, &r) {
-                        l.swap_remove(i);
-                        let repl: Vec<GameId> = self.left(x).to_vec();
-                        for y in repl {
-                            if !l.contains(&y) {
-                                l.push(y);
-                            }
-                        }
-                        changed = true;
-                        break 'outer_l;
-                    }
-                }
-            }
-            if changed {
-                continue;
-            }
-            'outer_r: for i in 0..r.len() {
-                let gr = r[i];
-                let grl: Vec<GameId> = self.left(gr).to_vec();
-                for x in grl {
-                    if self.le_proto_left(&l, &r, x) {
-                        r.swap_remove(i);
-                        let repl: Vec<GameId> = self.right(x).to_vec();
-                        for y in repl {
-                            if !r.contains(&y) {
-                                r.push(y);
-                            }
-                        }
-                        changed = true;
-                        break 'outer_r;
-                    }
-                }
-            }
-            if !changed {
+            if !self.bypass_reversible(&mut l, &mut r, true)
+                && !self.bypass_reversible(&mut l, &mut r, false)
+            {
                 break;
             }
         }
         self.intern(l, r)
+    }
+
+    /// Bypasses the first reversible option of Left (`left`) or of Right in `G = {l | r}`:
+    /// a `G^L` with some `G^{LR} <= G` is replaced by the Left options of that `G^{LR}`,
+    /// a `G^R` with some `G^{RL} >= G` by the Right options of that `G^{RL}`. Whether
+    /// one was found.
+    fn bypass_reversible(&mut self, l: &mut Vec<GameId>, r: &mut Vec<GameId>, left: bool) -> bool {
+        let n = if left { l.len() } else { r.len() };
+        for i in 0..n {
+            let g = if left { l[i] } else { r[i] };
+            let back: Vec<GameId> = self.options(g, !left).to_vec();
+            for x in back {
+                if self.le_proto(x, l, r, left) {
+                    let repl: Vec<GameId> = self.options(x, left).to_vec();
+                    let opts = if left { &mut *l } else { &mut *r };
+                    opts.swap_remove(i);
+                    for y in repl {
+                        if !opts.contains(&y) {
+                            opts.push(y);
+                        }
+                    }
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Removes dominated options: for Left the ones `<=` another, for Right the ones `>=`.
