@@ -4,7 +4,7 @@ use crate::common::{
     committed_certificates, fresh_certificates, proof_tree, solve, splice, Node, Rng, HEADER_LEN,
 };
 use amazons_checker::{check_bytes, CheckError, CheckFileError, Failure};
-use amazons_format::{encode, file::frame, Action, Certificate, Move, Step, Symmetry};
+use amazons_format::{encode, file::frame, Action, Certificate, Claim, Move, Step, Symmetry};
 use quickcheck::{Gen, QuickCheck, TestResult};
 use std::collections::HashMap;
 
@@ -118,6 +118,18 @@ fn assert_names_failure(e: &CheckError, what: &str) {
         text.contains(&failure) && text.contains(&format!("step {}", e.step)),
         "{what}: message does not name the failure:\n{text}"
     );
+}
+
+/// Asserts that the rejection `e` names a failure matching the pattern.
+macro_rules! assert_failure {
+    ($e:expr, $pat:pat, $what:expr) => {
+        assert!(
+            matches!($e.failure, $pat),
+            "{}: wrong failure {:?}",
+            $what,
+            $e.failure
+        )
+    };
 }
 
 /// Tally of one kind of tampering.
@@ -271,13 +283,10 @@ fn transposition_to_an_unproven_claim_is_rejected() {
             );
             let what = format!("{label}: root replaced by Transposition({symmetry:?})");
             let e = tally.rejects(&t, &what);
-            assert!(
-                matches!(
-                    e.failure,
-                    Failure::TranspositionNotProven { .. } | Failure::SymmetryDoesNotFit { .. }
-                ),
-                "{what}: wrong failure {:?}",
-                e.failure
+            assert_failure!(
+                e,
+                Failure::TranspositionNotProven { .. } | Failure::SymmetryDoesNotFit { .. },
+                what
             );
             assert_eq!(
                 matches!(e.failure, Failure::SymmetryDoesNotFit { .. }),
@@ -305,11 +314,7 @@ fn transposition_to_an_unproven_claim_is_rejected() {
                 let t = cite_itself(&cert, &tree, grandchild);
                 let what = format!("{label}: step {grandchild} replaced by a transposition");
                 let e = tally.rejects(&t, &what);
-                assert!(
-                    matches!(e.failure, Failure::TranspositionNotProven { .. }),
-                    "{what}: {:?}",
-                    e.failure
-                );
+                assert_failure!(e, Failure::TranspositionNotProven { .. }, what);
                 assert_eq!(e.step, grandchild, "{what}");
             }
         }
@@ -317,12 +322,22 @@ fn transposition_to_an_unproven_claim_is_rejected() {
     tally.assert_some_rejected("transposition");
 }
 
+/// Each subject with its root claim changed by `change`: `(label, original, changed)`.
+fn root_changed(change: impl Fn(&mut Claim)) -> Vec<(String, Certificate, Certificate)> {
+    subjects()
+        .into_iter()
+        .map(|(label, cert, _, _)| {
+            let mut t = cert.clone();
+            change(&mut t.root);
+            (label, cert, t)
+        })
+        .collect()
+}
+
 #[test]
 fn changing_the_root_winner_is_rejected() {
     let mut tally = Tally::default();
-    for (label, cert, _, _) in subjects() {
-        let mut t = cert.clone();
-        t.root.winner = t.root.winner.opponent();
+    for (label, _, t) in root_changed(|root| root.winner = root.winner.opponent()) {
         let what = format!("{label}: root winner flipped");
         // The original claim checks, so the opposite claim is false: a sound checker rejects.
         tally.rejects(&t, &what);
@@ -333,9 +348,8 @@ fn changing_the_root_winner_is_rejected() {
 #[test]
 fn flipping_the_root_side_to_move_is_rejected() {
     let mut tally = Tally::default();
-    for (label, cert, _, _) in subjects() {
-        let mut t = cert.clone();
-        t.root.position.to_move = t.root.position.to_move.opponent();
+    let flip = |root: &mut Claim| root.position.to_move = root.position.to_move.opponent();
+    for (label, cert, t) in root_changed(flip) {
         let what = format!("{label}: root side to move flipped");
         let result = tally.record(check_reencoded(&t), &what);
         // Choice, ReplyAll and NoMove are each tied to one side to move.
@@ -344,13 +358,10 @@ fn flipping_the_root_side_to_move_is_rejected() {
             Step::Choice(_) | Step::ReplyAll | Step::NoMove
         ) {
             let e = result.unwrap_or_else(|| panic!("{what}: accepted"));
-            assert!(
-                matches!(
-                    e.failure,
-                    Failure::ChoiceWrongSide { .. } | Failure::NotLoserToMove { .. }
-                ),
-                "{what}: {:?}",
-                e.failure
+            assert_failure!(
+                e,
+                Failure::ChoiceWrongSide { .. } | Failure::NotLoserToMove { .. },
+                what
             );
             assert_eq!(e.step, 0);
         }
@@ -377,11 +388,7 @@ fn shortening_or_breaking_an_outlast_list_is_rejected() {
             };
             let what = format!("{label}: Outlast at step {i} without its last move");
             if let Some(e) = short.record(check_reencoded(&t), &what) {
-                assert!(
-                    matches!(e.failure, Failure::OutlastShort { .. }),
-                    "{what}: {:?}",
-                    e.failure
-                );
+                assert_failure!(e, Failure::OutlastShort { .. }, what);
                 assert_eq!(e.step, i, "{what}");
             }
             // Make the last move illegal (an arrow never lands where the queen stands).
