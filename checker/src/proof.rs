@@ -6,7 +6,7 @@
 use crate::rules;
 use amazons_format::{
     Action, Board, Cell, Certificate, Claim, Color, FileError, LocalClaim, Move, Position, Step,
-    Symmetry, MAX_SPARE, ONE_PLAYER_EXACT_LIMIT,
+    Symmetry, MAX_SPARE, ONE_PLAYER_EXACT_LIMIT, SEARCH_LIMIT,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -95,6 +95,10 @@ pub enum Failure {
     },
     #[error("Shard {hash}: shards nested more than {MAX_SHARD_DEPTH} deep")]
     ShardTooDeep { hash: String },
+    #[error("Search: the position has {empty} empty squares, more than {SEARCH_LIMIT}")]
+    SearchTooLarge { empty: usize },
+    #[error("Search: the exhaustive search finds that the claimed winner loses")]
+    SearchLoses,
     #[error("the root claim has spare {spare}: a certificate file given to the checker must claim a whole-board result (spare 0)")]
     RootSpare { spare: i32 },
 }
@@ -259,6 +263,7 @@ pub(crate) fn check_here(
         proven: HashSet::with_capacity_and_hasher(cert.steps.len(), Default::default()),
         path: Vec::new(),
         exact: rules::OnePlayer::new(cert.root.position.board),
+        search: rules::GameSearch::new(cert.root.position.board),
     };
     if !cert.root.position.is_valid() {
         return Err(checker.fail(Failure::InvalidRoot, 0, &cert.root));
@@ -306,6 +311,8 @@ struct Checker<'a> {
     path: Vec<Entry>,
     /// The one-player search, whose memo is kept for the whole check (SPEC 5.4).
     exact: rules::OnePlayer,
+    /// The two-player search, whose memo is kept for the whole check (SPEC 5.8).
+    search: rules::GameSearch,
     /// Where `Shard` steps find their files, and how deep in shards this check is.
     shards: &'a dyn Shards,
     shard_depth: usize,
@@ -441,6 +448,19 @@ impl Checker<'_> {
             },
             Step::Outlast { moves } => {
                 self.outlast(claim, moves)?;
+                Ok(Vec::new())
+            }
+            // 5.8 Search: minimax over every action is the definition of winning; the limit
+            // only bounds the checker's time.
+            Step::Search => {
+                let empty = (pos.cells.iter()).filter(|&&c| c == Cell::Empty).count();
+                if empty > SEARCH_LIMIT {
+                    return Err(Failure::SearchTooLarge { empty });
+                }
+                let x_to_move = pos.to_move == x_color;
+                if self.search.mover_wins(pos, claim.spare) != x_to_move {
+                    return Err(Failure::SearchLoses);
+                }
                 Ok(Vec::new())
             }
             Step::Sum { parts } => sum(claim, parts),

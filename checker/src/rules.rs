@@ -240,6 +240,19 @@ pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
     local
 }
 
+/// The squares of `open` (bit `sq` of a mask) a queen on `from` reaches along the eight rays.
+fn reach(board: Board, from: usize, open: u128) -> Vec<usize> {
+    let mut out = Vec::new();
+    for d in DIRS {
+        let mut sq = from;
+        while let Some(next) = step(board, sq, d).filter(|&n| open & (1 << n) != 0) {
+            out.push(next);
+            sq = next;
+        }
+    }
+    out
+}
+
 /// The largest number of moves `color` can make one after another in `pos` while the other
 /// side never moves, by exhaustive search (SPEC 5.4). Only meant for small regions: the
 /// checker calls it on components with at most `ONE_PLAYER_EXACT_LIMIT` empty squares.
@@ -312,17 +325,8 @@ impl OnePlayer {
         region
     }
 
-    /// The squares of `open` a queen on `from` reaches along the eight rays.
     fn reach(&self, from: usize, open: u128) -> Vec<usize> {
-        let mut out = Vec::new();
-        for d in DIRS {
-            let mut sq = from;
-            while let Some(next) = step(self.board, sq, d).filter(|&n| open & (1 << n) != 0) {
-                out.push(next);
-                sq = next;
-            }
-        }
-        out
+        reach(self.board, from, open)
     }
 
     /// The maximum for one region: every move of every queen, memoized.
@@ -349,5 +353,100 @@ impl OnePlayer {
         }
         self.memo.insert((queens, empty), best);
         best
+    }
+}
+
+/// The exhaustive two-player search of SPEC 5.8, with its memo (kept across calls on
+/// positions of one board, up to [`GameSearch::MEMO_CAP`] states, then cleared).
+///
+/// A state is the White queens, the Black queens and the empty squares (bit `sq` of a
+/// `u128`), the side to move and the spare count; every other square holds an arrow. The
+/// side to move wins if one of its actions (SPEC 2: board moves, then a spare move if it
+/// holds one) leads to a state the opponent, then to move, loses; with no action it loses.
+/// Every action removes an empty square or one of the mover's spare moves, so the search
+/// ends.
+pub struct GameSearch {
+    board: Board,
+    memo: HashMap<(u128, u128, u128, bool, i32), bool, amazons_format::fasthash::Fast>,
+}
+
+impl GameSearch {
+    /// States remembered before the memo is cleared (bounds the checker's memory).
+    pub const MEMO_CAP: usize = 1 << 21;
+
+    /// An empty memo for positions on `board`.
+    pub fn new(board: Board) -> GameSearch {
+        GameSearch {
+            board,
+            memo: HashMap::default(),
+        }
+    }
+
+    /// Whether the side to move in `pos` wins, Black holding `spare` spare moves (White
+    /// `-spare` if negative). An invalid position (or one over 128 squares) counts as lost.
+    pub fn mover_wins(&mut self, pos: &Position, spare: i32) -> bool {
+        if !pos.is_valid() || pos.board.len() > 128 {
+            return false;
+        }
+        if pos.board != self.board || self.memo.len() > Self::MEMO_CAP {
+            *self = GameSearch::new(pos.board);
+        }
+        let mask = |cell: Cell| {
+            (0..pos.cells.len())
+                .filter(|&sq| pos.cells[sq] == cell)
+                .fold(0u128, |m, sq| m | 1 << sq)
+        };
+        let (white, black) = (mask(Cell::White), mask(Cell::Black));
+        let white_moves = pos.to_move == Color::White;
+        self.wins(white, black, mask(Cell::Empty), white_moves, spare)
+    }
+
+    fn reach(&self, from: usize, open: u128) -> Vec<usize> {
+        reach(self.board, from, open)
+    }
+
+    fn wins(
+        &mut self,
+        white: u128,
+        black: u128,
+        empty: u128,
+        white_moves: bool,
+        spare: i32,
+    ) -> bool {
+        let key = (white, black, empty, white_moves, spare);
+        if let Some(&known) = self.memo.get(&key) {
+            return known;
+        }
+        let (mine, theirs) = if white_moves {
+            (white, black)
+        } else {
+            (black, white)
+        };
+        let mut win = false;
+        'search: for from in (0..128).filter(|&sq| mine & (1 << sq) != 0) {
+            for to in self.reach(from, empty) {
+                let moved = mine & !(1 << from) | 1 << to;
+                let open = (empty | 1 << from) & !(1 << to);
+                for arrow in self.reach(to, open) {
+                    let (w, b) = if white_moves {
+                        (moved, theirs)
+                    } else {
+                        (theirs, moved)
+                    };
+                    if !self.wins(w, b, open & !(1 << arrow), !white_moves, spare) {
+                        win = true;
+                        break 'search;
+                    }
+                }
+            }
+        }
+        // A spare move: Black holds `spare > 0`, White `-spare`; taking one moves it to 0.
+        let holds = if white_moves { spare < 0 } else { spare > 0 };
+        if !win && holds {
+            let left = spare - spare.signum();
+            win = !self.wins(white, black, empty, !white_moves, left);
+        }
+        self.memo.insert(key, win);
+        win
     }
 }

@@ -203,13 +203,20 @@ pub(crate) enum Command {
     },
     /// Rewrite a certificate file, or a sharded result directory (shards first, then the
     /// files citing them), with every outlast list cut to the shortest prefix the checker's
-    /// completion accepts (SPEC 5.4). The input is checked first and refused untouched if
-    /// wrong (exit 1) or damaged (exit 2); each rewritten file is checked before it replaces
-    /// the original atomically, in the same stored form.
+    /// completion accepts (SPEC 5.4), and with `--search` every subtree on a position with
+    /// at most 4 empty squares replaced by a `Search` step (SPEC 5.8). The input is checked
+    /// first and refused untouched if wrong (exit 1) or damaged (exit 2); each rewritten
+    /// file is checked and written under a temporary name (one file in memory at a time),
+    /// and they all replace the originals at the end, in the same stored form.
     Compact {
         /// A certificate file, or a sharded result's directory (with its manifest).
         #[arg(value_name = "PATH")]
         path: PathBuf,
+        /// Also replace every subtree on a position with at most 4 empty squares by one
+        /// `Search` step, which the checker decides by exhaustive search (SPEC 5.8):
+        /// fewer steps and bytes, more checking time.
+        #[arg(long)]
+        search: bool,
     },
     /// Remove the shard files of a finished sharded result that its manifest does not
     /// need: those no certificate reachable from DIR/manifest.cert cites (subtasks of

@@ -202,9 +202,10 @@ fn compress_one(file: &Path) -> Result<(u64, u64)> {
     Ok((bytes.len() as u64, packed.len() as u64))
 }
 
-/// `amazons compact PATH`: outlast lists cut to the shortest prefix the checker completes.
-pub(crate) fn compact(path: &Path) -> Result<ExitCode> {
-    match amazons_solver::compact::run(path) {
+/// `amazons compact PATH`: outlast lists cut to the shortest prefix the checker completes,
+/// and with `--search` subtrees on small positions replaced by `Search` steps.
+pub(crate) fn compact(path: &Path, search: bool) -> Result<ExitCode> {
+    match amazons_solver::compact::run(path, search) {
         Ok(text) => {
             print!("{text}");
             Ok(ExitCode::SUCCESS)

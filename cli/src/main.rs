@@ -45,7 +45,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Export(args) => export_cmd::run(&args),
         Command::Index { dir } => certs::index(&dir),
         Command::Compress { paths } => certs::compress(&paths),
-        Command::Compact { path } => certs::compact(&path),
+        Command::Compact { path, search } => certs::compact(&path, search),
         Command::Prune {
             dir,
             dry_run,

@@ -16,6 +16,10 @@ pub const MAX_SPARE: i32 = 100;
 /// maximum computed exactly by the checker; larger parts count one move per empty square.
 pub const ONE_PLAYER_EXACT_LIMIT: usize = 12;
 
+/// A claim whose position has at most this many empty squares may be proven by a
+/// [`Step::Search`]: the checker decides it by exhaustive search (SPEC 5.8).
+pub const SEARCH_LIMIT: usize = 4;
+
 /// "`winner` wins `position` (with its side to move) when the players also hold spare
 /// moves": `spare > 0` means Black holds `spare` spare moves, `spare < 0` White holds
 /// `-spare`. Whole-board claims have `spare == 0`.
@@ -175,6 +179,9 @@ pub enum Step {
     /// The claim is proven by another certificate file (a *shard*) whose body has this
     /// blake3 hash and whose root claim is exactly this claim. No children.
     Shard { hash: [u8; 32] },
+    /// The position has at most [`SEARCH_LIMIT`] empty squares and the checker's own
+    /// exhaustive search finds that X wins. No children.
+    Search,
 }
 
 /// Information about how a certificate was made. Not checked, not trusted.

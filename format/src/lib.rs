@@ -15,6 +15,7 @@ pub mod stored;
 
 pub use board::{Board, Cell, Color, Move, NotationError, Position, Square, MAX_SIDE};
 pub use cert::{
-    Action, Certificate, Claim, LocalClaim, Meta, Step, Symmetry, MAX_SPARE, ONE_PLAYER_EXACT_LIMIT,
+    Action, Certificate, Claim, LocalClaim, Meta, Step, Symmetry, MAX_SPARE,
+    ONE_PLAYER_EXACT_LIMIT, SEARCH_LIMIT,
 };
 pub use file::{decode, encode, hash_body, FileError, MAGIC, SENTINEL, VERSION};

@@ -92,7 +92,7 @@ fn node_json(node: &Node, board: Board, hash_file: &dyn Fn(&[u8; 32]) -> Option<
                 extra.insert("h".into(), json!(f));
             }
         }
-        Some(Leaf::NoMove) | None => {}
+        Some(Leaf::NoMove | Leaf::Search) | None => {}
     }
     let opt = |v: Option<usize>| v.map_or(-1, |v| v as i64);
     json!([

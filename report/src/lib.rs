@@ -100,7 +100,7 @@ pub struct FileData {
     /// Size on disk and decompressed.
     pub stored_bytes: u64,
     pub bytes: u64,
-    pub rules: [u64; 7],
+    pub rules: [u64; 8],
     pub depths: Vec<u64>,
     /// The shard leaves: step index, depth in this file, cited file's index.
     pub shard_leaves: Vec<(usize, u32, usize)>,
@@ -119,7 +119,7 @@ pub struct Report {
     pub files: Vec<FileData>,
     pub verdict: Verdict,
     /// Steps by rule and by depth over all files.
-    pub rules: [u64; 7],
+    pub rules: [u64; 8],
     pub depths: Vec<u64>,
     pub options: Options,
 }
@@ -370,7 +370,7 @@ pub fn build(input: &Path, opts: &Options) -> Result<Report, ReportError> {
         files.push(data);
     }
     link(&mut files);
-    let mut rules = [0u64; 7];
+    let mut rules = [0u64; 8];
     let mut depths: Vec<u64> = Vec::new();
     for f in &files {
         for (r, n) in rules.iter_mut().zip(f.rules) {

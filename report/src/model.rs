@@ -32,6 +32,8 @@ pub struct OutlastLeaf {
 pub enum Leaf {
     /// The loser to move has no action.
     NoMove,
+    /// SPEC 5.8: the checker's exhaustive search decides the (small) position.
+    Search,
     /// SPEC 5.4: see [`OutlastLeaf`].
     Outlast(OutlastLeaf),
     /// SPEC 5.5: the live components with their bounds; `s` = sum of bounds + x - y.
@@ -237,6 +239,7 @@ fn leaf(
             }
         }
         Step::Shard { hash } => Leaf::Shard { hash: *hash },
+        Step::Search => Leaf::Search,
         Step::Choice(_) | Step::ReplyAll => return None,
     })
 }

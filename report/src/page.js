@@ -3,7 +3,7 @@
 // (script tags, since fetch is blocked on file://), loaded when first needed. A node is
 // [parent, label, kind, size, total, firstChild, childCount, move, extra]; see html.rs.
 const S = window.AMZ_SUMMARY;
-const KINDS = ["Choice", "ReplyAll", "NoMove", "Outlast", "Sum", "Transposition", "Shard"];
+const KINDS = ["Choice", "ReplyAll", "NoMove", "Outlast", "Sum", "Transposition", "Shard", "Search"];
 const AMZ = (window.AMZ = {
   store: {},
   page(f, k, nodes) {

@@ -10,7 +10,7 @@ use amazons_checker::{actions, after, live_components, part_claims, rules, MAX_D
 use amazons_format::{Action, Certificate, Claim, Step};
 
 /// Names of the proof rules, indexed by [`kind`].
-pub const KINDS: [&str; 7] = [
+pub const KINDS: [&str; 8] = [
     "Choice",
     "ReplyAll",
     "NoMove",
@@ -18,6 +18,7 @@ pub const KINDS: [&str; 7] = [
     "Sum",
     "Transposition",
     "Shard",
+    "Search",
 ];
 
 /// Index of a step's rule in [`KINDS`].
@@ -30,6 +31,7 @@ pub fn kind(step: &Step) -> usize {
         Step::Sum { .. } => 4,
         Step::Transposition { .. } => 5,
         Step::Shard { .. } => 6,
+        Step::Search => 7,
     }
 }
 
@@ -88,9 +90,11 @@ pub fn children(claim: &Claim, step: &Step) -> Result<Vec<(Edge, Claim)>, String
                 })
                 .collect())
         }
-        Step::NoMove | Step::Outlast { .. } | Step::Transposition { .. } | Step::Shard { .. } => {
-            Ok(Vec::new())
-        }
+        Step::NoMove
+        | Step::Outlast { .. }
+        | Step::Transposition { .. }
+        | Step::Shard { .. }
+        | Step::Search => Ok(Vec::new()),
     }
 }
 
@@ -102,7 +106,7 @@ pub struct Walked {
     /// Steps per depth (the root at depth 0).
     pub depths: Vec<u64>,
     /// Steps per rule, indexed like [`KINDS`].
-    pub rules: [u64; 7],
+    pub rules: [u64; 8],
     /// The `Shard` steps: step index, depth and cited hash.
     pub shard_leaves: Vec<(usize, u32, [u8; 32])>,
 }

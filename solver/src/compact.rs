@@ -9,9 +9,9 @@
 //! and a rename), in the stored form they had (`.cert.zst` compressed at
 //! [`amazons_format::stored::LEVEL`], as `amazons compress` does).
 
-use crate::strategy::Tree;
+use crate::strategy::step_children;
 use amazons_checker::{cli::DirShards, rules::OnePlayer, CheckError, Shards};
-use amazons_format::{stored, Certificate, Claim, Move, Step};
+use amazons_format::{stored, Cell, Certificate, Claim, Move, Step, SEARCH_LIMIT};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -92,39 +92,74 @@ pub type Rewrite<'a> = &'a dyn Fn(&Claim, &[Move], &mut OnePlayer) -> Vec<Move>;
 /// the steps in checking order. Returns the outlast moves before and after. A malformed
 /// certificate is left as it is here (the check that follows refuses it).
 pub fn rewrite_certificate(cert: Certificate, rewrite: Rewrite) -> (Certificate, u64, u64) {
-    let (cert, before, after, _) = rewrite_counted(cert, rewrite);
-    (cert, before, after)
+    let (cert, counts) = rewrite_counted(cert, rewrite, false);
+    (cert, counts.before, counts.after)
 }
 
-/// [`rewrite_certificate`], also counting the outlast steps.
-fn rewrite_counted(cert: Certificate, rewrite: Rewrite) -> (Certificate, u64, u64, u64) {
-    let tree = Tree::new(cert);
-    let mut exact = OnePlayer::new(tree.cert.root.position.board);
-    let mut changed: Vec<(usize, Vec<Move>)> = Vec::new();
-    let (mut before, mut after, mut steps) = (0u64, 0u64, 0u64);
-    let mut stack = vec![tree.cert.root.clone()];
-    let mut i = 0usize;
-    while let Some(claim) = stack.pop() {
-        if let Some(Step::Outlast { moves }) = tree.cert.steps.get(i) {
-            let new = rewrite(&claim, moves, &mut exact);
-            steps += 1;
-            before += moves.len() as u64;
-            after += new.len() as u64;
-            if new != *moves {
-                changed.push((i, new));
-            }
-        }
-        let Ok(children) = tree.children(i as u32, &claim) else {
+/// What one rewrite changed: outlast steps and their moves before and after, and the
+/// subtrees replaced by a `Search` step.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    outlast_steps: u64,
+    before: u64,
+    after: u64,
+    searches: u64,
+}
+
+/// Whether a subtree proving `claim` with `step` (with `children` children) becomes one
+/// `Search` step: its position is small enough for the checker's search (SPEC 5.8), and
+/// the subtree has more than one step or is a `Transposition` (whose cited claim may lie in
+/// a subtree replaced the same way: it is as small). Other one-step subtrees are cheaper
+/// to check as they are, and a `Shard` step stays (its file is still cited).
+fn becomes_search(claim: &Claim, step: &Step, children: usize) -> bool {
+    let empty = (claim.position.cells.iter())
+        .filter(|&&c| c == Cell::Empty)
+        .count();
+    empty <= SEARCH_LIMIT
+        && !matches!(step, Step::Shard { .. } | Step::Search)
+        && (children > 0 || matches!(step, Step::Transposition { .. }))
+}
+
+/// [`rewrite_certificate`], also replacing, when `search` is set, every largest subtree
+/// that [`becomes_search`] by a `Search` step. The steps are rewritten in place (a subtree
+/// only ever shrinks), so a large certificate is not held twice.
+fn rewrite_counted(mut cert: Certificate, rewrite: Rewrite, search: bool) -> (Certificate, Counts) {
+    let mut exact = OnePlayer::new(cert.root.position.board);
+    let mut counts = Counts::default();
+    // The claims still to visit, each with whether an ancestor became a `Search` step.
+    let mut stack = vec![(cert.root.clone(), false)];
+    let (mut read, mut write) = (0usize, 0usize);
+    while let Some((claim, hidden)) = stack.pop() {
+        let Some(step) = cert.steps.get_mut(read) else {
             break;
         };
-        stack.extend(children.into_iter().rev());
-        i += 1;
+        let Ok(children) = step_children(step, &claim) else {
+            break;
+        };
+        let replaced = !hidden && search && becomes_search(&claim, step, children.len());
+        let mut step = std::mem::replace(step, Step::Search);
+        if let (false, Step::Outlast { moves }) = (hidden || replaced, &step) {
+            let new = rewrite(&claim, moves, &mut exact);
+            counts.outlast_steps += 1;
+            counts.before += moves.len() as u64;
+            counts.after += new.len() as u64;
+            step = Step::Outlast { moves: new };
+        }
+        if replaced {
+            counts.searches += 1;
+            step = Step::Search;
+        }
+        if !hidden {
+            cert.steps[write] = step;
+            write += 1;
+        }
+        stack.extend(children.into_iter().rev().map(|c| (c, hidden || replaced)));
+        read += 1;
     }
-    let mut cert = tree.cert;
-    for (i, moves) in changed {
-        cert.steps[i] = Step::Outlast { moves };
+    if read == cert.steps.len() {
+        cert.steps.truncate(write);
     }
-    (cert, before, after, steps)
+    (cert, counts)
 }
 
 /// [`rewrite_certificate`] with every outlast list cut to its shortest accepted prefix.
@@ -136,7 +171,9 @@ pub fn compact_certificate(cert: Certificate) -> (Certificate, u64, u64) {
 #[derive(Debug, Clone, Default)]
 pub struct Compacted {
     pub path: PathBuf,
+    /// Steps after, and subtrees replaced by a `Search` step (each by one step).
     pub steps: usize,
+    pub searches: u64,
     pub outlast_steps: u64,
     pub outlast_moves_before: u64,
     pub outlast_moves_after: u64,
@@ -149,12 +186,12 @@ pub struct Compacted {
 
 /// Shards for the check of a rewritten file: the rewritten shards of this run, each checked
 /// in full by this run before it is offered (so its steps are not checked again; its layout,
-/// hash and root claim still are).
-struct Rewritten<'a>(&'a HashMap<[u8; 32], Vec<u8>>);
+/// hash and root claim still are). They are read back from where this run put them.
+struct Rewritten<'a>(&'a HashMap<[u8; 32], PathBuf>);
 
 impl Shards for Rewritten<'_> {
     fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
-        self.0.get(hash).cloned()
+        stored::read(self.0.get(hash)?).ok()
     }
 
     fn already_checked(&self, hash: &[u8; 32]) -> bool {
@@ -162,21 +199,29 @@ impl Shards for Rewritten<'_> {
     }
 }
 
-/// A file to rewrite and its new content, kept until every file is ready.
+/// A rewritten file, written beside its original under a temporary name until every file
+/// is ready.
 struct Pending {
     path: PathBuf,
-    stored: Vec<u8>,
+    tmp: PathBuf,
 }
 
 /// Compacts `path`: a certificate file (its shards, if it cites any, are in `shards/` beside
 /// it) or a directory (every certificate file directly inside it, with `shards/` beside
-/// them). Returns one entry per file, shards first.
-pub fn compact_path(path: &Path) -> Result<Vec<Compacted>, CompactError> {
-    rewrite_path(path, &shortest_outlast)
+/// them). With `search`, subtrees on positions small enough for the checker's own search
+/// become `Search` steps (SPEC 5.8). Returns one entry per file, shards first. One file is
+/// held in memory at a time (with the files citing it, while its shards are rewritten):
+/// each rewritten file is written at once under a temporary name beside its original.
+pub fn compact_path(path: &Path, search: bool) -> Result<Vec<Compacted>, CompactError> {
+    rewrite_path(path, &shortest_outlast, search)
 }
 
 /// [`compact_path`] with outlast lists rewritten by `rewrite` (the result must check).
-pub fn rewrite_path(path: &Path, rewrite: Rewrite) -> Result<Vec<Compacted>, CompactError> {
+pub fn rewrite_path(
+    path: &Path,
+    rewrite: Rewrite,
+    search: bool,
+) -> Result<Vec<Compacted>, CompactError> {
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |source| CompactError::Io { path: p, source }
@@ -214,6 +259,7 @@ pub fn rewrite_path(path: &Path, rewrite: Rewrite) -> Result<Vec<Compacted>, Com
     }
     let mut run = Run {
         rewrite,
+        search,
         shard_dir: shard_dir.clone(),
         shard_files: shard_files(&shard_dir)?,
         new_hash: HashMap::new(),
@@ -221,36 +267,27 @@ pub fn rewrite_path(path: &Path, rewrite: Rewrite) -> Result<Vec<Compacted>, Com
         pending: Vec::new(),
         done: Vec::new(),
     };
-    for top in &tops {
-        run.file(top, true, 0)?;
-    }
-    // Every rewritten file is checked: now write them all to temporary files, then rename
-    // them over the originals, shards first (so the window in which the directory mixes
-    // old and new files is only the renames).
-    let mut written: Vec<(PathBuf, &Pending)> = Vec::new();
-    for p in &run.pending {
-        match write_temp(&p.path, &p.stored) {
-            Ok(tmp) => written.push((tmp, p)),
-            Err(source) => {
-                for (tmp, _) in &written {
-                    let _ = std::fs::remove_file(tmp);
-                }
-                return Err(CompactError::Io {
-                    path: p.path.clone(),
-                    source,
-                });
-            }
+    let result = tops
+        .iter()
+        .try_for_each(|top| run.file(top, true, 0).map(|_| ()));
+    if let Err(e) = result {
+        for p in &run.pending {
+            let _ = std::fs::remove_file(&p.tmp);
         }
+        return Err(e);
     }
-    for (tmp, p) in &written {
-        std::fs::rename(tmp, &p.path).map_err(io(&p.path))?;
+    // Every rewritten file is checked and on disk under a temporary name: rename them over
+    // the originals, shards first (so the window in which the directory mixes old and new
+    // files is only the renames).
+    for p in &run.pending {
+        std::fs::rename(&p.tmp, &p.path).map_err(io(&p.path))?;
     }
     Ok(run.done)
 }
 
 /// Compacts `path` and describes what changed, one line per file and a total.
-pub fn run(path: &Path) -> Result<String, CompactError> {
-    let done = compact_path(path)?;
+pub fn run(path: &Path, search: bool) -> Result<String, CompactError> {
+    let done = compact_path(path, search)?;
     let mut out = String::new();
     let mut total = Compacted {
         path: path.into(),
@@ -259,7 +296,7 @@ pub fn run(path: &Path) -> Result<String, CompactError> {
     for c in &done {
         out.push_str(&line(c));
         crate::eval::add_counters!(total, c;
-            steps, outlast_steps, outlast_moves_before, outlast_moves_after,
+            steps, searches, outlast_steps, outlast_moves_before, outlast_moves_after,
             body_before, body_after, stored_before, stored_after,
         );
     }
@@ -272,9 +309,10 @@ pub fn run(path: &Path) -> Result<String, CompactError> {
 
 fn line(c: &Compacted) -> String {
     format!(
-        "{}: {} steps, {} outlast steps with {} -> {} moves, body {} -> {} bytes, stored {} -> {} bytes\n",
+        "{}: {} steps ({} subtrees searched), {} outlast steps with {} -> {} moves, body {} -> {} bytes, stored {} -> {} bytes\n",
         c.path.display(),
         c.steps,
+        c.searches,
         c.outlast_steps,
         c.outlast_moves_before,
         c.outlast_moves_after,
@@ -308,12 +346,14 @@ fn shard_files(dir: &Path) -> Result<HashMap<[u8; 32], PathBuf>, CompactError> {
 /// One compaction run over a directory.
 struct Run<'a> {
     rewrite: Rewrite<'a>,
+    search: bool,
     shard_dir: PathBuf,
     shard_files: HashMap<[u8; 32], PathBuf>,
     /// Old body hash -> new body hash, for shards already rewritten (or in progress: `None`).
     new_hash: HashMap<[u8; 32], Option<[u8; 32]>>,
-    /// The rewritten shard files (decompressed), by new hash, each checked.
-    rewritten: HashMap<[u8; 32], Vec<u8>>,
+    /// Where the rewritten shard files are (temporary or, if unchanged, original), by new
+    /// hash, each checked.
+    rewritten: HashMap<[u8; 32], PathBuf>,
     pending: Vec<Pending>,
     done: Vec<Compacted>,
 }
@@ -334,6 +374,8 @@ impl Run<'_> {
         let stored_before = raw.len() as u64;
         let bytes = stored::read(path).map_err(io)?;
         let mut cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
+        let body_before = bytes.len() as u64 - 60;
+        drop(bytes);
         if depth > amazons_checker::MAX_SHARD_DEPTH {
             return Err(CompactError::Cycle { path: path.into() });
         }
@@ -343,11 +385,13 @@ impl Run<'_> {
                 *hash = self.shard(path, hash, depth)?;
             }
         }
-        let (cert, before, after, outlast_steps) = rewrite_counted(cert, self.rewrite);
+        let (cert, counts) = rewrite_counted(cert, self.rewrite, self.search);
         let new = amazons_format::encode(&cert).map_err(|e| CompactError::Encode {
             path: path.into(),
             reason: e.to_string(),
         })?;
+        let steps = cert.steps.len();
+        drop(cert);
         let shards = Rewritten(&self.rewritten);
         let checked = if top {
             amazons_checker::check_bytes_with(&new, &shards)
@@ -376,23 +420,27 @@ impl Run<'_> {
         let hash = amazons_format::hash_body(&new[52..new.len() - 8]);
         self.done.push(Compacted {
             path: path.into(),
-            steps: cert.steps.len(),
-            outlast_steps,
-            outlast_moves_before: before,
-            outlast_moves_after: after,
-            body_before: bytes.len() as u64 - 60,
+            steps,
+            searches: counts.searches,
+            outlast_steps: counts.outlast_steps,
+            outlast_moves_before: counts.before,
+            outlast_moves_after: counts.after,
+            body_before,
             body_after: new.len() as u64 - 60,
             stored_before,
             stored_after: stored.len() as u64,
         });
+        let mut at = path.to_path_buf();
         if stored != raw {
+            let tmp = write_temp(path, &stored).map_err(io)?;
+            at = tmp.clone();
             self.pending.push(Pending {
                 path: path.into(),
-                stored,
+                tmp,
             });
         }
         if !top {
-            self.rewritten.insert(hash, new);
+            self.rewritten.insert(hash, at);
         }
         Ok(hash)
     }

@@ -44,6 +44,33 @@ pub fn hex(hash: &[u8; 32]) -> String {
     hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The claims of the children of `step` at `claim`, in the order the checker visits them
+/// (SPEC 5); an error when a sum's parts do not match the live components.
+pub fn step_children(step: &Step, claim: &Claim) -> Result<Vec<Claim>, &'static str> {
+    Ok(match step {
+        Step::Choice(action) => vec![after(claim, *action)],
+        Step::ReplyAll => loser_actions(claim)
+            .into_iter()
+            .map(|a| after(claim, a))
+            .collect(),
+        Step::Sum { parts } => {
+            let live = amazons_checker::live_components(&claim.position);
+            if live.len() != parts.len() {
+                return Err("a sum's parts do not match the components");
+            }
+            amazons_checker::part_claims(claim, &live, parts)
+                .into_iter()
+                .map(|p| p.claim)
+                .collect()
+        }
+        Step::NoMove
+        | Step::Outlast { .. }
+        | Step::Transposition { .. }
+        | Step::Shard { .. }
+        | Step::Search => Vec::new(),
+    })
+}
+
 /// One certificate file: its steps and what walking them has found so far.
 #[derive(Debug)]
 pub struct Tree {
@@ -88,30 +115,9 @@ impl Tree {
 
     /// The claims of a step's children, in the order the checker visits them (SPEC 5).
     pub fn children(&self, i: u32, claim: &Claim) -> Result<Vec<Claim>, StrategyError> {
-        let bad = |reason: &str| StrategyError::Malformed {
+        step_children(self.step(i)?, claim).map_err(|reason| StrategyError::Malformed {
             step: i,
             reason: reason.to_string(),
-        };
-        Ok(match self.step(i)? {
-            Step::Choice(action) => vec![after(claim, *action)],
-            Step::ReplyAll => loser_actions(claim)
-                .into_iter()
-                .map(|a| after(claim, a))
-                .collect(),
-            Step::Sum { parts } => {
-                let live = amazons_checker::live_components(&claim.position);
-                if live.len() != parts.len() {
-                    return Err(bad("a sum's parts do not match the components"));
-                }
-                amazons_checker::part_claims(claim, &live, parts)
-                    .into_iter()
-                    .map(|p| p.claim)
-                    .collect()
-            }
-            Step::NoMove
-            | Step::Outlast { .. }
-            | Step::Transposition { .. }
-            | Step::Shard { .. } => Vec::new(),
         })
     }
 
@@ -370,6 +376,7 @@ impl Strategy {
                 Step::NoMove => Kind::NoMove,
                 Step::Outlast { .. } => Kind::Leaf("outlast"),
                 Step::Sum { .. } => Kind::Leaf("sum"),
+                Step::Search => Kind::Leaf("search"),
                 Step::Transposition { symmetry } => {
                     if !symmetry.fits(actual.board) {
                         return Err(StrategyError::Malformed {

@@ -375,6 +375,39 @@ pub fn vectors() -> Vec<Vector> {
     add("accept-outlast-exact.cert", bytes(&cert(&exact, steps, "testdata: outlast exact")), Accepted,
         "Outlast (5.4): Black's region has 2 empty squares but Black can make only 1 move (exact M)");
 
+    // Search: on 3x1 `X.O` Black to move wins (a1-b1xa1 leaves White stuck). Spare moves
+    // in searches are covered by the checker's unit tests (a root holds none).
+    add(
+        "accept-search.cert",
+        bytes(&cert(
+            &claim("X.O", B, 0, B),
+            vec![Step::Search],
+            "testdata: search",
+        )),
+        Accepted,
+        "Search (5.8): Black to move wins X.O by a1-b1xa1",
+    );
+    add(
+        "reject-search-loses.cert",
+        bytes(&cert(
+            &claim("X.O", B, 0, W),
+            vec![Step::Search],
+            "testdata: search",
+        )),
+        Wrong("SearchLoses"),
+        "Search (5.8): the claim of accept-search with the winner swapped",
+    );
+    add(
+        "reject-search-too-large.cert",
+        bytes(&cert(
+            &claim("X.....O", B, 0, B),
+            vec![Step::Search],
+            "testdata: search",
+        )),
+        Wrong("SearchTooLarge"),
+        "Search (5.8): 7x1 X.....O has 5 empty squares, more than SEARCH_LIMIT = 4",
+    );
+
     // Symmetries: the second component's claim is the first's, mapped.
     for s in Symmetry::ALL.into_iter().skip(1) {
         let grid = symmetric_pair(s, s == Symmetry::Rotate90);

@@ -4,6 +4,7 @@ mod cli;
 mod parallel;
 mod proof;
 mod rules;
+mod search;
 
 /// A xorshift64 stream from `seed` (not zero): reproducible pseudo-random words for the tests.
 fn xorshift(seed: u64) -> impl FnMut() -> u64 {

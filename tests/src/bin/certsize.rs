@@ -22,9 +22,10 @@
 //! empty list. Also printed: steps and raw bytes per step kind, and the steps saved per
 //! limit N = 4..=12 with the minimax time for the limits given.
 
-use amazons_checker::{actions, after, live_components, rules};
+use amazons_checker::{actions, after, rules};
 use amazons_format::{stored, Action, Cell, Certificate, Claim, Color, Position, Step, Symmetry};
 use amazons_solver::compact::shortest_outlast;
+use amazons_solver::strategy::step_children;
 use anyhow::{bail, Context, Result};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -153,6 +154,7 @@ fn encode_step(step: &Step, out: &mut Vec<u8>) {
             out.push(6);
             out.extend(hash)
         }
+        Step::Search => out.push(7),
     }
 }
 
@@ -242,6 +244,7 @@ impl Walker {
             Step::Sum { .. } => 4,
             Step::Transposition { .. } => 5,
             Step::Shard { .. } => 6,
+            Step::Search => 7,
         };
         let mut one = Vec::new();
         encode_step(step, &mut one);
@@ -329,38 +332,12 @@ impl Walker {
                 .into_iter()
                 .map(|a| after(&claim, a))
                 .collect(),
-            Step::Sum { parts } => {
-                let pos = &claim.position;
-                let (x, y) = (claim.winner, claim.winner.opponent());
-                let live = live_components(pos);
-                let mut out = Vec::new();
-                for (comp, part) in live.iter().zip(parts) {
-                    let local = rules::restrict(pos, comp);
-                    let spare = if y == Color::Black {
-                        part.bound
-                    } else {
-                        -part.bound
-                    };
-                    for (to_move, on) in [(y, true), (x, part.strict)] {
-                        if on {
-                            let mut position = local.clone();
-                            position.to_move = to_move;
-                            out.push(Claim {
-                                position,
-                                spare,
-                                winner: x,
-                            });
-                        }
-                    }
-                }
-                out
-            }
             Step::Shard { hash } => {
                 let path = self.shards.get(hash).cloned().context("shard missing")?;
                 self.file(&path)?;
                 Vec::new()
             }
-            _ => Vec::new(),
+            _ => step_children(step, &claim).map_err(anyhow::Error::msg)?,
         };
         let me = all << 8 | reach;
         for child in children {

@@ -121,12 +121,6 @@ pub fn random_position(rng: &mut Rng, max_side: usize, max_plies: usize) -> Posi
     out
 }
 
-/// The claim after the side to move takes `action` (SPEC 2): the checker's own function.
-pub use amazons_checker::after;
-
-/// The actions of the side to move in canonical order (SPEC 2): the checker's own function.
-pub use amazons_checker::actions;
-
 /// One node of a certificate's proof tree: the claim its step proves and the extent of its
 /// subtree in the preorder step list.
 #[derive(Debug, Clone)]
@@ -160,23 +154,8 @@ fn walk(cert: &Certificate, claim: Claim, next: &mut usize, nodes: &mut [Option<
         .get(start)
         .unwrap_or_else(|| panic!("ran out of steps at {start}"));
     *next += 1;
-    let child_claims: Vec<Claim> = match step {
-        Step::Choice(a) => vec![after(&claim, *a)],
-        Step::ReplyAll => actions(&claim)
-            .into_iter()
-            .map(|a| after(&claim, a))
-            .collect(),
-        Step::NoMove | Step::Outlast { .. } | Step::Transposition { .. } | Step::Shard { .. } => {
-            Vec::new()
-        }
-        Step::Sum { parts } => {
-            let live = amazons_checker::live_components(&claim.position);
-            amazons_checker::part_claims(&claim, &live, parts)
-                .into_iter()
-                .map(|p| p.claim)
-                .collect()
-        }
-    };
+    let child_claims: Vec<Claim> = amazons_solver::strategy::step_children(step, &claim)
+        .unwrap_or_else(|e| panic!("step {start}: {e}"));
     let mut children = Vec::with_capacity(child_claims.len());
     for child in child_claims {
         children.push(*next);

@@ -79,17 +79,17 @@ fn compacting_a_solved_4x5_keeps_its_claim_and_shrinks_it() {
     .expect("write");
     // The solver already writes compact lists: compacting changes nothing and still checks.
     let before = survey(&path);
-    compact_path(&path).expect("compacted");
+    compact_path(&path, false).expect("compacted");
     assert_eq!(survey(&path), before);
     // The whole lines (as the solver listed them before completion), stored compressed.
-    rewrite_path(&path, &full_line).expect("expanded");
+    rewrite_path(&path, &full_line, false).expect("expanded");
     let packed = dir.join("4x5.cert.zst");
     let raw = std::fs::read(&path).expect("read");
     std::fs::write(&packed, stored::compress(&raw).expect("compress")).expect("write");
     std::fs::remove_file(&path).expect("remove");
     let before = survey(&packed);
     assert!(before.2 > outlast_moves(&solved.certificate), "expanded");
-    let done = compact_path(&packed).expect("compacted");
+    let done = compact_path(&packed, false).expect("compacted");
     assert_eq!(done.len(), 1);
     let after = survey(&packed);
     check_manifest(&packed);
@@ -119,10 +119,10 @@ fn compacting_a_sharded_4x4_rewrites_shards_first() {
     .expect("sharded solve");
     let manifest = dir.join("manifest.cert");
     // Expand every list, shards and manifest alike, then compact the directory back.
-    rewrite_path(&dir, &full_line).expect("expanded");
+    rewrite_path(&dir, &full_line, false).expect("expanded");
     check_manifest(&manifest);
     let before: Vec<_> = files(&dir).iter().map(|p| survey(p)).collect();
-    let done = compact_path(&dir).expect("compacted");
+    let done = compact_path(&dir, false).expect("compacted");
     assert_eq!(done.len(), before.len(), "every file rewritten");
     assert_eq!(done.last().map(|c| c.path.clone()), Some(manifest.clone()));
     check_manifest(&manifest);
@@ -139,7 +139,7 @@ fn compacting_a_sharded_4x4_rewrites_shards_first() {
     let manifest_bytes = std::fs::read(&manifest).expect("read");
     let shard = files(&dir.join("shards")).into_iter().next();
     std::fs::remove_file(shard.expect("a shard")).expect("remove");
-    let err = compact_path(&dir).expect_err("refused");
+    let err = compact_path(&dir, false).expect_err("refused");
     assert!(matches!(err, CompactError::Wrong { .. }), "{err}");
     assert_eq!(err.exit_code(), 2);
     assert_eq!(std::fs::read(&manifest).expect("read"), manifest_bytes);
@@ -157,7 +157,7 @@ fn a_tampered_input_is_refused_and_left_untouched() {
     let path = dir.join("bad.cert");
     let bytes = amazons_format::encode(&cert).expect("encode");
     std::fs::write(&path, &bytes).expect("write");
-    let err = compact_path(&path).expect_err("refused");
+    let err = compact_path(&path, false).expect_err("refused");
     assert!(matches!(err, CompactError::Wrong { .. }), "{err}");
     assert_eq!(err.exit_code(), 1);
     assert_eq!(std::fs::read(&path).expect("read"), bytes, "untouched");
@@ -165,11 +165,53 @@ fn a_tampered_input_is_refused_and_left_untouched() {
     let mut damaged = bytes.clone();
     damaged[60] ^= 1;
     std::fs::write(&path, &damaged).expect("write");
-    let err = compact_path(&path).expect_err("refused");
+    let err = compact_path(&path, false).expect_err("refused");
     assert!(matches!(err, CompactError::Unreadable { .. }), "{err}");
     assert_eq!(err.exit_code(), 2);
     assert_eq!(std::fs::read(&path).expect("read"), damaged, "untouched");
     let names: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
     assert_eq!(names.len(), 1, "no temporary file left");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compacting_with_search_replaces_small_subtrees_and_still_checks() {
+    let dir = fresh_dir("search");
+    let root = Position::start("4x4").expect("4x4");
+    let plan = Plan::new(&root, None).expect("plan");
+    shard::run(&plan, &dir, &small_options(), 2, &|_| {}).expect("sharded solve");
+    let manifest = dir.join("manifest.cert");
+    let steps = |path: &Path| read(path).steps;
+    let before: Vec<_> = files(&dir).iter().map(|p| (survey(p), steps(p))).collect();
+    let done = compact_path(&dir, true).expect("compacted with search");
+    check_manifest(&manifest);
+    let after: Vec<_> = files(&dir).iter().map(|p| (survey(p), steps(p))).collect();
+    assert_eq!(after.len(), before.len());
+    let searched: u64 = done.iter().map(|c| c.searches).sum();
+    assert!(searched > 0, "some subtree became a Search step");
+    let (mut steps_before, mut steps_after) = (0, 0);
+    for ((a, a_steps), (b, b_steps)) in after.iter().zip(&before) {
+        assert_eq!(a.0, b.0, "same claim");
+        assert!(a_steps.len() <= b_steps.len(), "no more steps");
+        steps_before += b_steps.len();
+        steps_after += a_steps.len();
+    }
+    let search_steps = (after.iter().flat_map(|(_, s)| s))
+        .filter(|s| matches!(s, Step::Search))
+        .count() as u64;
+    assert_eq!(search_steps, searched, "one step per replaced subtree");
+    assert!(steps_after < steps_before, "{steps_after} < {steps_before}");
+    // A second pass finds nothing left to replace and changes no file.
+    let bytes: Vec<_> = files(&dir)
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    let again = compact_path(&dir, true).expect("compacted again");
+    assert_eq!(again.iter().map(|c| c.searches).sum::<u64>(), 0);
+    let same: Vec<_> = files(&dir)
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    assert_eq!(same, bytes, "idempotent");
     let _ = std::fs::remove_dir_all(&dir);
 }

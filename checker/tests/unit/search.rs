@@ -1,0 +1,109 @@
+//! The search rule (SPEC 5.8): accepted exactly when a plain minimax over `actions` and `after` says the winner wins, and rejected beyond the size limit.
+
+use amazons_checker::proof::{actions, after, check, Failure};
+use amazons_format::{Cell, Certificate, Claim, Color, Meta, Position, Step, SEARCH_LIMIT};
+
+fn claim(grid: &str, to_move: Color, spare: i32, winner: Color) -> Claim {
+    Claim {
+        position: Position::parse_grid(grid, to_move).expect("test grid"),
+        spare,
+        winner,
+    }
+}
+
+fn search(root: &Claim) -> Result<(), Failure> {
+    let cert = Certificate {
+        root: root.clone(),
+        steps: vec![Step::Search],
+        meta: Meta::default(),
+    };
+    check(&cert).map(|_| ()).map_err(|e| e.failure)
+}
+
+/// The game's definition, written out with the checker's action list and nothing else.
+fn winner_wins(c: &Claim) -> bool {
+    let x_to_move = c.position.to_move == c.winner;
+    let mut children = actions(c).into_iter().map(|a| winner_wins(&after(c, a)));
+    if x_to_move {
+        children.any(|w| w)
+    } else {
+        children.all(|w| w)
+    }
+}
+
+#[test]
+fn search_accepts_a_win_and_counts_spare_moves() {
+    // Black to move on X.O wins by a1-b1xa1; a White spare move answers it.
+    assert_eq!(search(&claim("X.O", Color::Black, 0, Color::Black)), Ok(()));
+    assert_eq!(
+        search(&claim("X.O", Color::Black, -1, Color::White)),
+        Ok(())
+    );
+    let f = search(&claim("X.O", Color::Black, -1, Color::Black));
+    assert_eq!(f, Err(Failure::SearchLoses));
+    // A Black spare move helps Black too: it is still Black's win.
+    assert_eq!(search(&claim("X.O", Color::Black, 2, Color::Black)), Ok(()));
+}
+
+#[test]
+fn search_beyond_the_limit_is_rejected() {
+    let grid = format!("X{}O", ".".repeat(SEARCH_LIMIT + 1));
+    let f = search(&claim(&grid, Color::Black, 0, Color::Black));
+    let empty = SEARCH_LIMIT + 1;
+    assert_eq!(f, Err(Failure::SearchTooLarge { empty }));
+    let grid = format!("X{}O", ".".repeat(SEARCH_LIMIT));
+    assert_eq!(search(&claim(&grid, Color::Black, 0, Color::Black)), Ok(()));
+}
+
+#[test]
+fn search_agrees_with_plain_minimax_on_many_small_positions() {
+    // Deterministic pseudo-random 3x3 positions with at most SEARCH_LIMIT empty squares,
+    // spares and either side to move; the claim for each winner is accepted exactly when
+    // minimax says so.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let (mut accepted, mut rejected) = (0, 0);
+    for _ in 0..400 {
+        let cells: Vec<Cell> = (0..9)
+            .map(|_| match next(10) {
+                0..=2 => Cell::Empty,
+                3 | 4 => Cell::White,
+                5 | 6 => Cell::Black,
+                _ => Cell::Arrow,
+            })
+            .collect();
+        if cells.iter().filter(|&&c| c == Cell::Empty).count() > SEARCH_LIMIT {
+            continue;
+        }
+        let to_move = if next(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut position = Position::parse_grid("...|...|...", to_move).expect("3x3");
+        position.cells = cells;
+        let spare = next(5) as i32 - 2;
+        for winner in [Color::White, Color::Black] {
+            let c = Claim {
+                position: position.clone(),
+                spare,
+                winner,
+            };
+            let expected = winner_wins(&c);
+            let got = search(&c);
+            if expected {
+                assert_eq!(got, Ok(()), "{}", c.describe());
+                accepted += 1;
+            } else {
+                assert_eq!(got, Err(Failure::SearchLoses), "{}", c.describe());
+                rejected += 1;
+            }
+        }
+    }
+    assert!(accepted > 50 && rejected > 50, "{accepted} / {rejected}");
+}
