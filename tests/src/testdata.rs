@@ -377,36 +377,38 @@ pub fn vectors() -> Vec<Vector> {
 
     // Search: on 3x1 `X.O` Black to move wins (a1-b1xa1 leaves White stuck). Spare moves
     // in searches are covered by the checker's unit tests (a root holds none).
-    add(
-        "accept-search.cert",
-        bytes(&cert(
-            &claim("X.O", B, 0, B),
-            vec![Step::Search],
-            "testdata: search",
-        )),
-        Accepted,
-        "Search (5.8): Black to move wins X.O by a1-b1xa1",
-    );
-    add(
-        "reject-search-loses.cert",
-        bytes(&cert(
-            &claim("X.O", B, 0, W),
-            vec![Step::Search],
-            "testdata: search",
-        )),
-        Wrong("SearchLoses"),
-        "Search (5.8): the claim of accept-search with the winner swapped",
-    );
-    add(
-        "reject-search-too-large.cert",
-        bytes(&cert(
-            &claim("X.....O", B, 0, B),
-            vec![Step::Search],
-            "testdata: search",
-        )),
-        Wrong("SearchTooLarge"),
-        "Search (5.8): 7x1 X.....O has 5 empty squares, more than SEARCH_LIMIT = 4",
-    );
+    let searches = [
+        (
+            "accept-search.cert",
+            "X.O",
+            B,
+            Accepted,
+            "Search (5.8): Black to move wins X.O by a1-b1xa1",
+        ),
+        (
+            "reject-search-loses.cert",
+            "X.O",
+            W,
+            Wrong("SearchLoses"),
+            "Search (5.8): the claim of accept-search with the winner swapped",
+        ),
+        (
+            "reject-search-too-large.cert",
+            "X.....O",
+            B,
+            Wrong("SearchTooLarge"),
+            "Search (5.8): 7x1 X.....O has 5 empty squares, more than SEARCH_LIMIT = 4",
+        ),
+    ];
+    for (file, grid, winner, expected, about) in searches {
+        let root = claim(grid, B, 0, winner);
+        add(
+            file,
+            bytes(&cert(&root, vec![Step::Search], "testdata: search")),
+            expected,
+            about,
+        );
+    }
 
     // Symmetries: the second component's claim is the first's, mapped.
     for s in Symmetry::ALL.into_iter().skip(1) {

@@ -76,7 +76,7 @@ struct Walker {
     timed: Vec<u32>,
     memo: Vec<HashMap<[u64; 4], bool>>,
     /// Per step kind: count and raw bytes; and the outlast moves listed.
-    kinds: [(u64, u64); 8],
+    kinds: std::collections::BTreeMap<&'static str, (u64, u64)>,
     exact: amazons_checker::rules::OnePlayer,
     auto: bool,
     outlast_moves: u64,
@@ -234,22 +234,23 @@ impl Walker {
         *next += 1;
         self.steps += 1;
         let kind = match step {
-            Step::Choice(_) => 0,
-            Step::ReplyAll => 1,
-            Step::NoMove => 2,
+            Step::Choice(_) => "Choice",
+            Step::ReplyAll => "ReplyAll",
+            Step::NoMove => "NoMove",
             Step::Outlast { moves } => {
                 self.outlast_moves += moves.len() as u64;
-                3
+                "Outlast"
             }
-            Step::Sum { .. } => 4,
-            Step::Transposition { .. } => 5,
-            Step::Shard { .. } => 6,
-            Step::Search => 7,
+            Step::Sum { .. } => "Sum",
+            Step::Transposition { .. } => "Transposition",
+            Step::Shard { .. } => "Shard",
+            Step::Search => "Search",
         };
         let mut one = Vec::new();
         encode_step(step, &mut one);
-        self.kinds[kind].0 += 1;
-        self.kinds[kind].1 += one.len() as u64;
+        let entry = self.kinds.entry(kind).or_default();
+        entry.0 += 1;
+        entry.1 += one.len() as u64;
         let key = canonical(&claim);
         let (all, reach) = empties(&claim.position);
         let (p_all, p_reach) = (parent_empty >> 8, parent_empty & 0xff);
@@ -432,7 +433,7 @@ fn main() -> Result<()> {
         tiny: vec![Tiny::default(); 13],
         timed,
         memo: vec![HashMap::new(); 13],
-        kinds: [(0, 0); 8],
+        kinds: Default::default(),
         exact: amazons_checker::rules::OnePlayer::new(cert.root.position.board),
         auto: std::env::var("AUTO").is_ok(),
         outlast_moves: 0,
@@ -475,16 +476,7 @@ fn main() -> Result<()> {
         w.stored_files,
         check_time.as_secs_f64()
     );
-    let names = [
-        "Choice",
-        "ReplyAll",
-        "NoMove",
-        "Outlast",
-        "Sum",
-        "Transposition",
-        "Shard",
-    ];
-    for (name, (count, bytes)) in names.iter().zip(w.kinds) {
+    for (name, (count, bytes)) in &w.kinds {
         println!("kind {name}: {count} steps, {bytes} raw bytes");
     }
     println!("outlast moves listed: {}", w.outlast_moves);
