@@ -372,7 +372,7 @@ pub struct GameSearch {
 
 impl GameSearch {
     /// States remembered before the memo is cleared (bounds the checker's memory).
-    pub const MEMO_CAP: usize = 1 << 21;
+    pub const MEMO_CAP: usize = 1 << 16;
 
     /// An empty memo for positions on `board`.
     pub fn new(board: Board) -> GameSearch {
