@@ -179,7 +179,14 @@ fn compacting_with_search_replaces_small_subtrees_and_still_checks() {
     let dir = fresh_dir("search");
     let root = Position::start("4x4").expect("4x4");
     let plan = Plan::new(&root, None).expect("plan");
-    shard::run(&plan, &dir, &small_options(), 2, &|_| {}).expect("sharded solve");
+    shard::run(
+        &plan,
+        &dir,
+        &small_options(),
+        shard::Budget::threads(2),
+        &|_| {},
+    )
+    .expect("sharded solve");
     let manifest = dir.join("manifest.cert");
     let steps = |path: &Path| read(path).steps;
     let before: Vec<_> = files(&dir).iter().map(|p| (survey(p), steps(p))).collect();
