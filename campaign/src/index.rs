@@ -10,7 +10,8 @@
 
 use crate::shard::{self, Plan, ShardError};
 use crate::status::Status;
-use amazons_format::{Certificate, Move, Step};
+use amazons_checker::CheckError;
+use amazons_format::{Certificate, FileError, Move, Step};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -27,10 +28,16 @@ pub enum IndexError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is unreadable: {reason}")]
-    Unreadable { path: PathBuf, reason: String },
-    #[error("{path} does not check: {reason}")]
-    Wrong { path: PathBuf, reason: String },
+    /// The file's bytes are not a certificate (its cause is in the message, not a
+    /// `source`, so that a printed error chain says it once).
+    #[error("{path} is unreadable: {error}")]
+    Unreadable { path: PathBuf, error: FileError },
+    /// The checker rejects the certificate.
+    #[error("{path} does not check: {error}")]
+    Wrong {
+        path: PathBuf,
+        error: Box<CheckError>,
+    },
     #[error("no certificate files and no sharded directories in {0}")]
     Empty(PathBuf),
     #[error(transparent)]
@@ -108,13 +115,12 @@ fn open(path: &Path) -> Result<(Certificate, usize, blake3::Hash), IndexError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let unreadable = |reason: String| IndexError::Unreadable {
+    let unreadable = |error| IndexError::Unreadable {
         path: path.to_path_buf(),
-        reason,
+        error,
     };
-    let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
-    let body =
-        amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    let cert = amazons_format::decode(&bytes).map_err(unreadable)?;
+    let body = amazons_format::file::verified_body(&bytes).map_err(unreadable)?;
     Ok((cert, bytes.len(), blake3::hash(body)))
 }
 
@@ -141,7 +147,7 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
         let t = Instant::now();
         let report = amazons_checker::check(&cert).map_err(|e| IndexError::Wrong {
             path: path.clone(),
-            reason: e.to_string(),
+            error: Box::new(e),
         })?;
         let check_ms = t.elapsed().as_secs_f64() * 1e3;
         let board = cert.root.position.board;
@@ -190,7 +196,7 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
         let report =
             amazons_checker::check_with(&cert, &shards).map_err(|e| IndexError::Wrong {
                 path: manifest.clone(),
-                reason: e.to_string(),
+                error: Box::new(e),
             })?;
         let check_ms = t.elapsed().as_secs_f64() * 1e3;
         let shard_bytes: u64 = entries(&sub.join("shards"), |_| true)
