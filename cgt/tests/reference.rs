@@ -41,7 +41,7 @@ fn canonical_form_of_4x2_matches_cgsuite() {
 }
 
 /// Parses `amazons_3x3_thermographs.test`: grid, then `L:` and `R:` lines in braces.
-fn thermograph_cases() -> Vec<(String, String, String)> {
+fn thermograph_cases() -> Vec<(String, (String, String))> {
     let text = data("amazons_3x3_thermographs.test");
     let mut out = Vec::new();
     let mut grid: Option<String> = None;
@@ -54,20 +54,41 @@ fn thermograph_cases() -> Vec<(String, String, String)> {
             l = Some(rest.trim().to_string());
         } else if let Some(rest) = t.strip_prefix("R:") {
             let g = grid.take().expect("grid before R:");
-            out.push((g, l.take().expect("L: before R:"), rest.trim().to_string()));
+            out.push((
+                g,
+                (l.take().expect("L: before R:"), rest.trim().to_string()),
+            ));
         }
     }
     out
+}
+
+/// Gives `check` the value of each case's grid, all in one store, with the grid and the
+/// expected result; then prints how long that took.
+fn check_values<T>(
+    what: &str,
+    cases: &[(String, T)],
+    mut check: impl FnMut(&mut GameStore, GameId, &str, &T),
+) {
+    let mut s = GameStore::new();
+    let start = Instant::now();
+    for (grid, expected) in cases {
+        let g = value(&mut s, grid);
+        check(&mut s, g, grid, expected);
+    }
+    eprintln!(
+        "{} {what}: {:?}, {} games stored",
+        cases.len(),
+        start.elapsed(),
+        s.len()
+    );
 }
 
 #[test]
 fn ten_thermographs_match_cgsuite_point_for_point() {
     let cases = thermograph_cases();
     assert_eq!(cases.len(), 10);
-    let mut s = GameStore::new();
-    let start = Instant::now();
-    for (grid, l, r) in &cases {
-        let g = value(&mut s, grid);
+    check_values("thermographs", &cases, |s, g, grid, (l, r)| {
         let th = s.thermograph(g);
         let shown = s.display(g);
         assert_eq!(th.left.point_string(), *l, "{grid} = {shown}: left wall");
@@ -76,11 +97,10 @@ fn ten_thermographs_match_cgsuite_point_for_point() {
         assert_eq!(Thermograph::parse_wall(l).expect("parse"), th.left);
         assert_eq!(Thermograph::parse_wall(r).expect("parse"), th.right);
         eprintln!("{grid}: {shown}  T={}", th.temperature());
-    }
-    eprintln!("thermographs: {:?}", start.elapsed());
+    });
 }
 
-fn outcome_cases(name: &str) -> Vec<(String, bool, bool)> {
+fn outcome_cases(name: &str) -> Vec<(String, (bool, bool))> {
     let text = data(name);
     let mut out = Vec::new();
     for line in text.lines() {
@@ -94,7 +114,7 @@ fn outcome_cases(name: &str) -> Vec<(String, bool, bool)> {
         assert!(b || rest.contains("B loss"), "{line}");
         let w = rest.contains("W win");
         assert!(w || rest.contains("W loss"), "{line}");
-        out.push((grid.to_string(), b, w));
+        out.push((grid.to_string(), (b, w)));
     }
     out
 }
@@ -104,21 +124,13 @@ fn mcgs_outcomes_for_both_sides_to_move() {
     let mut cases = outcome_cases("amazons_3x3.test");
     cases.extend(outcome_cases("amazons_3x4.test"));
     assert_eq!(cases.len(), 113);
-    let mut s = GameStore::new();
-    let start = Instant::now();
-    for (grid, black_wins, white_wins) in &cases {
-        let g = value(&mut s, grid);
+    check_values("outcomes", &cases, |s, g, grid, &wins| {
         let o = s.outcome(g);
         assert_eq!(
             (o.left_wins_moving_first(), o.right_wins_moving_first()),
-            (*black_wins, *white_wins),
+            wins,
             "{grid} = {}",
             s.display(g)
         );
-    }
-    eprintln!(
-        "113 outcomes: {:?}, {} games stored",
-        start.elapsed(),
-        s.len()
-    );
+    });
 }
