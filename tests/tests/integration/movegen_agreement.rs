@@ -48,6 +48,25 @@ fn check(tests: u64, seed: u64, property: fn(Sample) -> TestResult) {
         .quickcheck(property);
 }
 
+/// One `#[test]` per property: `name: property, samples, seed;`, each run by [`check`].
+macro_rules! property_tests {
+    ($($name:ident: $property:ident, $tests:expr, $seed:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                check($tests, $seed, $property);
+            }
+        )*
+    };
+}
+
+property_tests! {
+    solver_and_checker_generate_the_same_moves_in_the_same_order: same_moves, 5000, 11;
+    incremental_liberties_match_a_plain_count: liberties_agree, 2000, 14;
+    solver_and_checker_agree_on_legality_of_random_moves: legality_agrees, 3000, 12;
+    notation_round_trips_on_random_positions: notation_round_trips, 2000, 13;
+}
+
 fn same_moves(s: Sample) -> TestResult {
     let p = &s.position;
     let solver = solver_moves(p);
@@ -99,11 +118,6 @@ fn same_moves(s: Sample) -> TestResult {
     TestResult::passed()
 }
 
-#[test]
-fn solver_and_checker_generate_the_same_moves_in_the_same_order() {
-    check(5000, 11, same_moves);
-}
-
 /// Empty cells 8-adjacent to a queen of `color`, counted cell by cell on the checker's
 /// position (no bitboards).
 fn plain_liberties(p: &Position, color: Color) -> u32 {
@@ -151,11 +165,6 @@ fn liberties_agree(s: Sample) -> TestResult {
         }
     }
     TestResult::passed()
-}
-
-#[test]
-fn incremental_liberties_match_a_plain_count() {
-    check(2000, 14, liberties_agree);
 }
 
 fn legality_agrees(s: Sample) -> TestResult {
@@ -208,11 +217,6 @@ fn legality_agrees(s: Sample) -> TestResult {
     TestResult::passed()
 }
 
-#[test]
-fn solver_and_checker_agree_on_legality_of_random_moves() {
-    check(3000, 12, legality_agrees);
-}
-
 fn notation_round_trips(s: Sample) -> TestResult {
     let p = &s.position;
     let board = p.board;
@@ -247,11 +251,6 @@ fn notation_round_trips(s: Sample) -> TestResult {
         return TestResult::error("Pos::from_position / to_position does not round-trip");
     }
     TestResult::passed()
-}
-
-#[test]
-fn notation_round_trips_on_random_positions() {
-    check(2000, 13, notation_round_trips);
 }
 
 #[test]
