@@ -131,6 +131,11 @@ fn a_task_whose_kept_table_lies_is_solved_again_from_empty_tables() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The legal moves of `p` in the solver's generation order.
+fn legal_moves(p: &Position) -> Vec<Move> {
+    Pos::from_position(p).moves(&Geometry::new(p.board))
+}
+
 /// The first `n` moves of `p` (in generation order) after which the side to move
 /// loses, each found by a whole solve.
 fn losing_moves(p: &Position, n: usize) -> Vec<Move> {
@@ -437,7 +442,7 @@ fn split_lines(dir: &Path, kind: &str) -> usize {
 #[test]
 fn a_recorded_split_is_followed_without_searching_again() {
     let (p, losing, winning) = black_to_move();
-    let mut ranked = Pos::from_position(&p).moves(&Geometry::new(p.board));
+    let mut ranked = legal_moves(&p);
     ranked.retain(|&m| m != losing && m != winning);
     let opts = small_table(); // no node budget: unrecorded, the task is solved whole
     let pool = Pool::default();
@@ -518,9 +523,7 @@ fn a_recorded_split_is_followed_without_searching_again() {
 
 #[test]
 fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_through() {
-    let (p, losing, winning) = black_to_move();
-    let opts = small_table();
-    let moves = Pos::from_position(&p).moves(&Geometry::new(p.board));
+    let (p, losing, winning, opts, dir, pool) = setup("tries-budget");
     let lost = losing_moves(&p, GUESSES + 1);
     assert!(
         lost.len() > GUESSES && lost[0] == losing,
@@ -528,18 +531,16 @@ fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_th
     );
     // A recorded split: three refuted guesses, the retry failed, then more losing
     // moves than the old fixed three tries, and the winning one.
-    let mut order = moves.clone();
+    let mut order = legal_moves(&p);
     order.retain(|m| *m != winning && !lost.contains(m));
     for (i, &m) in lost.iter().chain([&winning]).enumerate() {
         order.insert(GUESSES + i, m);
     }
-    let dir = tempdir("tries-budget");
     record_split(&dir, "t", &p, &order, true);
     for &m in &order[..GUESSES] {
         record_refuted(&dir, "t", &p, m);
     }
     split_line(&dir, "t", &p, "escalated", &[]);
-    let pool = Pool::default();
     let subtasks = |dir: &Path| -> Vec<String> {
         shard_names(dir)
             .into_iter()
@@ -585,9 +586,8 @@ fn after_refuted_guesses_and_a_failed_retry_tries_bound_the_moves_a_run_walks_th
 /// next move of the ranking that chose the refuted guess.
 #[test]
 fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
-    let (p, _, _) = black_to_move();
-    let opts = small_table();
-    let moves = Pos::from_position(&p).moves(&Geometry::new(p.board));
+    let (p, _, _, opts, dir, pool) = setup("rerank");
+    let moves = legal_moves(&p);
     let lost = losing_moves(&p, 2);
     assert_eq!(lost.len(), 2, "two losing moves");
     // The recorded ranking puts two losing moves first: without a new ranking the
@@ -595,9 +595,7 @@ fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
     let mut order = moves.clone();
     order.retain(|m| !lost.contains(m));
     order.splice(0..0, lost.iter().copied());
-    let dir = tempdir("rerank");
     record_split(&dir, "t", &p, &order, true);
-    let pool = Pool::default();
     let cx = Split::new(&dir, &p, &opts, &pool);
     let done = prove_position(&cx, &p, "t", 1).expect("proved");
     assert_eq!(done.winner, Color::Black);
@@ -643,7 +641,7 @@ fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalate
         "the task is over the small budget"
     );
     // A recorded split whose three guesses were refuted, the winning move last.
-    let mut order = Pos::from_position(&p).moves(&Geometry::new(p.board));
+    let mut order = legal_moves(&p);
     order.retain(|&m| m != winning);
     order.push(winning);
     let record = |dir: &Path| {
