@@ -7,18 +7,44 @@ use amazons_checker::{check_with, Failure};
 use amazons_format::{Certificate, Move, Position, Step};
 use std::path::{Path, PathBuf};
 
-/// A fresh, empty directory for one test.
-fn fresh_dir(name: &str) -> PathBuf {
+/// A fresh, empty directory for one test, removed when it goes out of scope unless the
+/// test is failing (then it is left to look at).
+struct TestDir(PathBuf);
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn fresh_dir(name: &str) -> TestDir {
     let dir = std::env::temp_dir().join(format!("amazons-shards-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create test dir");
-    dir
+    TestDir(dir)
 }
 
 /// 4x4 after a first move: small enough to solve in tests, with dozens of tasks.
 fn plan_4x4() -> Plan {
     let root = Position::start("4x4").expect("4x4");
     Plan::new(&root, None).expect("plan")
+}
+
+/// [`plan_4x4`] solved on one thread into a fresh directory named after `name`.
+fn solved_4x4(name: &str) -> (Plan, TestDir) {
+    let plan = plan_4x4();
+    let dir = fresh_dir(name);
+    run(&plan, &dir, 1);
+    (plan, dir)
 }
 
 fn root_hash(cert: &Certificate) -> [u8; 32] {
@@ -31,15 +57,13 @@ fn is_subtask(name: &str) -> bool {
     name.matches('.').count() > 1
 }
 
+/// A sharded solve of `plan` into `dir` with the test options, within `budget`.
+fn run_with(plan: &Plan, dir: &Path, budget: shard::Budget) -> (Certificate, Vec<shard::Done>) {
+    shard::run(plan, dir, &small_options(), budget, &|_| {}).expect("sharded solve")
+}
+
 fn run(plan: &Plan, dir: &Path, threads: usize) -> (Certificate, Vec<shard::Done>) {
-    shard::run(
-        plan,
-        dir,
-        &small_options(),
-        shard::Budget::threads(threads),
-        &|_| {},
-    )
-    .expect("sharded solve")
+    run_with(plan, dir, shard::Budget::threads(threads))
 }
 
 #[test]
@@ -99,16 +123,13 @@ fn pending_lists_the_tasks_left_with_tried_ones_last() {
             d.name.as_str()
         ]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A resumed run checks the shards on disk before it solves anything, so its progress
 /// counts them all at once (the order among the others is `pending`'s).
 #[test]
 fn a_resumed_run_takes_the_finished_shards_first() {
-    let plan = plan_4x4();
-    let dir = fresh_dir("resumed-first");
-    run(&plan, &dir, 1);
+    let (plan, dir) = solved_4x4("resumed-first");
     let unique: Vec<&shard::Task> = plan.unique().collect();
     for t in [unique[0], unique[2]] {
         std::fs::remove_file(plan.shard_path(&dir, t)).expect("remove shard");
@@ -136,16 +157,13 @@ fn a_resumed_run_takes_the_finished_shards_first() {
             "a task was solved before every shard on disk was counted: {seen:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The times in `manifest.md`: of this run for the tasks it solved, from `times.tsv` for
 /// the tasks an earlier run solved, `-` where none was recorded.
 #[test]
 fn a_resumed_manifest_lists_the_recorded_times() {
-    let plan = plan_4x4();
-    let dir = fresh_dir("times");
-    run(&plan, &dir, 1);
+    let (plan, dir) = solved_4x4("times");
     let unique: Vec<&shard::Task> = plan.unique().collect();
     // Rewrite the record: a made-up time for the first task, none for the second.
     let times = std::fs::read_to_string(dir.join("times.tsv")).expect("times.tsv");
@@ -180,7 +198,6 @@ fn a_resumed_manifest_lists_the_recorded_times() {
         .expect("task 2 done");
     assert!(!again.resumed);
     assert_eq!(ms_of(&unique[2].name), again.millis.to_string());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -227,7 +244,6 @@ fn progress_counts_the_nodes_of_running_and_finished_tasks() {
         "{} searched < {solved} in finished tasks",
         last.searched
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn running(name: &str, secs: u64, subtasks: usize) -> shard::Running {
@@ -298,7 +314,6 @@ fn subtask_shards_count_a_split_tasks_finished_subtasks() {
     assert_eq!(shard::subtask_shards(&dir, "006-a5-a3xa4"), 3);
     assert_eq!(shard::subtask_shards(&dir, "007-a5-a3xa5"), 1);
     assert_eq!(shard::subtask_shards(&dir, "008-a5-a3xa6"), 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -365,7 +380,6 @@ fn interrupted_run_resumes_to_the_same_root_hash() {
     let (again, done3) = run(&plan, &dir, 1);
     assert!(!done3[0].resumed, "a corrupt shard is re-solved");
     assert_eq!(root_hash(&again), root_hash(&full));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -436,7 +450,6 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
     let err = shard::run(&plan, &bad, &small_options(), budget(only), &|_| {});
     assert!(matches!(err, Err(shard::ShardError::NoSuchTask(s)) if s == "z9-z8xz7"));
     assert!(!bad.join("plan.txt").exists(), "nothing written");
-    let _ = std::fs::remove_dir_all(&bad);
 
     // Selecting a mirrored task solves the task it mirrors (which proves both).
     let mirrored = (plan.tasks.iter())
@@ -455,9 +468,6 @@ fn runs_that_split_the_tasks_with_only_share_a_directory_and_give_the_same_root_
         vec![format!("{}.cert", plan.tasks[j].name)],
         "the mirrored task's original was solved"
     );
-    for d in [whole, dir, via] {
-        let _ = std::fs::remove_dir_all(&d);
-    }
 }
 
 /// Shard files whose steps the caller claims to have checked already.
@@ -500,10 +510,25 @@ fn tampered_manifests_are_rejected() {
         .map(|(i, _)| i)
         .collect();
     assert!(shard_steps.len() >= 3, "need a few shards to tamper with");
-    let hash_at = |c: &Certificate, i: usize| match c.steps[i] {
+    let hash_at = |i: usize| match manifest.steps[i] {
         Step::Shard { hash } => hash,
         _ => unreachable!("a shard step"),
     };
+    // The manifest with each step `i` of `cited` citing the shard `hash` instead.
+    let citing = |cited: &[(usize, [u8; 32])]| {
+        let mut c = manifest.clone();
+        for &(i, hash) in cited {
+            c.steps[i] = Step::Shard { hash };
+        }
+        c
+    };
+    // `cert` checked with `shards` is rejected with a failure matching the pattern.
+    macro_rules! rejected {
+        ($cert:expr, $shards:expr, $what:expr, $pat:pat) => {{
+            let e = check_with($cert, $shards).expect_err($what);
+            assert!(matches!(e.failure, $pat), "{e}");
+        }};
+    }
     let (a, b) = (shard_steps[0], shard_steps[1]);
 
     // A missing reply: the checker's own reply list has one more entry than the shards.
@@ -511,62 +536,58 @@ fn tampered_manifests_are_rejected() {
     // onto the wrong replies.
     let mut missing = manifest.clone();
     missing.steps.pop();
-    let e = check_with(&missing, &shards).expect_err("missing last reply");
-    assert_eq!(e.failure, Failure::OutOfSteps, "{e}");
+    rejected!(&missing, &shards, "missing last reply", Failure::OutOfSteps);
     let mut missing = manifest.clone();
     missing.steps.remove(b);
-    let e = check_with(&missing, &shards).expect_err("missing middle reply");
-    assert!(
-        matches!(e.failure, Failure::ShardClaimMismatch { .. }),
-        "{e}"
+    rejected!(
+        &missing,
+        &shards,
+        "missing middle reply",
+        Failure::ShardClaimMismatch { .. }
     );
 
     // A duplicated reply: one reply's shard cited for another reply too.
-    let mut duplicated = manifest.clone();
-    duplicated.steps[b] = Step::Shard {
-        hash: hash_at(&manifest, a),
-    };
-    let e = check_with(&duplicated, &shards).expect_err("duplicated reply");
-    assert!(
-        matches!(e.failure, Failure::ShardClaimMismatch { .. }),
-        "{e}"
+    let duplicated = citing(&[(b, hash_at(a))]);
+    rejected!(
+        &duplicated,
+        &shards,
+        "duplicated reply",
+        Failure::ShardClaimMismatch { .. }
     );
 
     // Two shards swapped.
-    let mut swapped = manifest.clone();
-    swapped.steps[a] = Step::Shard {
-        hash: hash_at(&manifest, b),
-    };
-    swapped.steps[b] = Step::Shard {
-        hash: hash_at(&manifest, a),
-    };
-    let e = check_with(&swapped, &shards).expect_err("swapped shards");
-    assert!(
-        matches!(e.failure, Failure::ShardClaimMismatch { .. }),
-        "{e}"
+    let swapped = citing(&[(a, hash_at(b)), (b, hash_at(a))]);
+    rejected!(
+        &swapped,
+        &shards,
+        "swapped shards",
+        Failure::ShardClaimMismatch { .. }
     );
 
     // A wrong hash: no such shard.
-    let mut wrong = manifest.clone();
-    let mut h = hash_at(&manifest, a);
+    let mut h = hash_at(a);
     h[0] ^= 1;
-    wrong.steps[a] = Step::Shard { hash: h };
-    let e = check_with(&wrong, &shards).expect_err("wrong hash");
-    assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
+    let wrong = citing(&[(a, h)]);
+    rejected!(&wrong, &shards, "wrong hash", Failure::ShardMissing { .. });
 
     // A shard source that says every shard was already checked (as the solver does for
     // shards it checked itself) spares only their steps: hashes and claims still count.
     let trusting = AlreadyChecked(&shards);
     check_with(&manifest, &trusting).expect("the untampered manifest, trusted shards");
     for (tampered, what) in [(&duplicated, "duplicated"), (&swapped, "swapped")] {
-        let e = check_with(tampered, &trusting).expect_err(what);
-        assert!(
-            matches!(e.failure, Failure::ShardClaimMismatch { .. }),
-            "{e}"
+        rejected!(
+            tampered,
+            &trusting,
+            what,
+            Failure::ShardClaimMismatch { .. }
         );
     }
-    let e = check_with(&wrong, &trusting).expect_err("wrong hash, trusted shards");
-    assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
+    rejected!(
+        &wrong,
+        &trusting,
+        "wrong hash, trusted shards",
+        Failure::ShardMissing { .. }
+    );
 
     // A shard file whose header lies about its hash is caught by recomputing it.
     let task = &plan.tasks[0];
@@ -575,15 +596,23 @@ fn tampered_manifests_are_rejected() {
     bytes[60] ^= 0x10;
     std::fs::write(&path, &bytes).expect("write");
     let shards = DirShards::scan(&dir.join("shards"));
-    let e = check_with(&manifest, &shards).expect_err("damaged shard file");
-    assert!(matches!(e.failure, Failure::ShardUnreadable { .. }), "{e}");
-    let e = check_with(&manifest, &AlreadyChecked(&shards)).expect_err("damaged, trusted");
-    assert!(matches!(e.failure, Failure::ShardUnreadable { .. }), "{e}");
+    rejected!(
+        &manifest,
+        &shards,
+        "damaged shard file",
+        Failure::ShardUnreadable { .. }
+    );
+    let trusting = AlreadyChecked(&shards);
+    rejected!(
+        &manifest,
+        &trusting,
+        "damaged, trusted",
+        Failure::ShardUnreadable { .. }
+    );
 
     // A manifest without its shards cannot be checked at all.
     let e = amazons_checker::check(&manifest).expect_err("no shards given");
     assert!(matches!(e.failure, Failure::ShardMissing { .. }), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -628,7 +657,6 @@ fn mirrored_tasks_need_the_right_symmetry_and_an_earlier_proof() {
         ),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -680,7 +708,6 @@ fn tasks_whose_proof_is_over_the_step_limit_are_split_and_still_check() {
             cert.steps.len()
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -720,7 +747,6 @@ fn tasks_over_budget_are_split_or_left_open() {
         .filter(|d| d.resumed && d.mirror_of.is_none())
         .count();
     assert_eq!(resumed, total - open);
-    let _ = std::fs::remove_dir_all(&dir);
 
     // With splitting, big tasks become manifests of subtasks, and the whole checks.
     let dir = fresh_dir("split");
@@ -763,7 +789,6 @@ fn tasks_over_budget_are_split_or_left_open() {
     )
     .expect("split solve on one thread");
     assert_eq!(root_hash(&one), root_hash(&manifest));
-    let _ = std::fs::remove_dir_all(&alone);
     // Resuming a split run re-solves nothing and gives the same root hash.
     let (again, done) =
         shard::run(&plan, &dir, &tight, budget(3), &|_| {}).expect("resumed split solve");
@@ -787,20 +812,17 @@ fn tasks_over_budget_are_split_or_left_open() {
             .contains("no shard file with this body hash"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
     let plan = plan_4x4();
     let dir = fresh_dir("shared");
-    let budget = shard::Budget {
-        threads: 1,
+    let shared_table = shard::Budget {
         shared_table: true,
-        ..Default::default()
+        ..shard::Budget::threads(1)
     };
-    let (manifest, done) =
-        shard::run(&plan, &dir, &small_options(), budget, &|_| {}).expect("shared solve");
+    let (manifest, done) = run_with(&plan, &dir, shared_table);
     let shards = DirShards::scan(&dir.join("shards"));
     check_with(&manifest, &shards).expect("manifest checks");
     assert_eq!(manifest.root.winner, amazons_format::Color::Black);
@@ -810,7 +832,7 @@ fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
         .filter(|d| d.mirror_of.is_none())
         .map(|d| d.nodes)
         .sum();
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&*dir);
     let (_, alone) = run(&plan, &dir, 1);
     let separate: u64 = alone
         .iter()
@@ -821,23 +843,20 @@ fn a_table_shared_between_tasks_still_gives_a_checked_manifest() {
         shared < separate,
         "shared {shared} against separate {separate}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_first_player_win_stops_at_the_first_winning_task() {
     // 5x4 is a first-player win: with the tasks ranked by a short search, the run stops
     // once a task White wins is found, and the manifest cites that task alone.
+    let dir = fresh_dir("first-win");
     let root = Position::start("5x4").expect("5x4");
     let plan = Plan::new(&root, None).expect("plan");
-    let dir = fresh_dir("first-win");
-    let budget = shard::Budget {
-        threads: 1,
+    let guess_order = shard::Budget {
         guess_order: true,
-        ..Default::default()
+        ..shard::Budget::threads(1)
     };
-    let (manifest, done) =
-        shard::run(&plan, &dir, &small_options(), budget, &|_| {}).expect("solve");
+    let (manifest, done) = run_with(&plan, &dir, guess_order);
     assert_eq!(manifest.root.winner, amazons_format::Color::White);
     assert!(matches!(
         manifest.steps[..],
@@ -852,7 +871,6 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
         "stopped early: {written} of {} tasks",
         plan.unique().count()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -893,5 +911,4 @@ fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
         "some reply was split: {} shards for {tasks} tasks",
         report.shards
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
