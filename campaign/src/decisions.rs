@@ -79,6 +79,35 @@ pub fn read(dir: &Path) -> Vec<[String; 4]> {
         .collect()
 }
 
+/// The decision of a task solved whole on one rung of the ladder.
+pub const SOLVE_WHOLE: &str = "solve whole";
+/// The outcome of a rung below the top that ran out of its budget.
+pub const NEXT_RUNG: &str = "over budget: next rung";
+
+/// The largest budget that task `name` ran out of on a rung below the top, as recorded in
+/// `DIR/decisions.tsv` by earlier runs (0 when none): a resumed run starts above it.
+pub fn passed_rungs(dir: &Path, name: &str) -> u64 {
+    read(dir)
+        .iter()
+        .filter(|[task, decision, _, outcome]| {
+            task == name && decision == SOLVE_WHOLE && outcome == NEXT_RUNG
+        })
+        .filter_map(|[_, _, budget, _]| parse_nodes(budget.split(',').next().unwrap_or("")))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A budget cell written by [`nodes`] read back: `10M nodes` is 10,000,000.
+pub fn parse_nodes(cell: &str) -> Option<u64> {
+    let n = cell.trim().strip_suffix(" nodes")?;
+    let (digits, scale) = match n.as_bytes().last()? {
+        b'G' => (&n[..n.len() - 1], 1_000_000_000),
+        b'M' => (&n[..n.len() - 1], 1_000_000),
+        _ => (n, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(scale)
+}
+
 /// Nodes as a budget cell: `10M`, `1.5G`.
 pub fn nodes(n: u64) -> String {
     match n {
@@ -129,6 +158,38 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(utc(951_782_400 + 3661), "2000-02-29T01:01:01Z");
         assert_eq!(utc(1_795_000_000), "2026-11-18T11:06:40Z");
+    }
+
+    #[test]
+    fn budgets_read_back_and_rungs_passed() {
+        for n in [7, 1_000_000, 10_000_000, 3_000_000_000, 1_500_000] {
+            assert_eq!(parse_nodes(&nodes(n)), Some(n), "{}", nodes(n));
+        }
+        assert_eq!(parse_nodes("10 M nodes"), None);
+        assert_eq!(parse_nodes("10M"), None);
+        let dir = std::env::temp_dir().join(format!("amazons-rungs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let _ = std::fs::remove_file(dir.join(DECISIONS_FILE));
+        assert_eq!(passed_rungs(&dir, "a"), 0);
+        let rung = |task: &str, n: u64, outcome: &str| {
+            record(
+                &dir,
+                task,
+                SOLVE_WHOLE,
+                &format!("{}, 204 MiB table", nodes(n)),
+                outcome,
+            )
+        };
+        rung("a", 1_000_000, NEXT_RUNG);
+        rung("a", 100_000_000, NEXT_RUNG);
+        rung("a", 10_000_000, NEXT_RUNG);
+        rung("a", 1_000_000_000, "over budget at the top rung");
+        rung("b", 10_000_000_000, NEXT_RUNG);
+        rung("a.001-x", 10_000_000_000, NEXT_RUNG);
+        assert_eq!(passed_rungs(&dir, "a"), 100_000_000);
+        assert_eq!(passed_rungs(&dir, "b"), 10_000_000_000);
+        assert_eq!(passed_rungs(&dir, "c"), 0);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -81,6 +81,18 @@ impl Ladder {
             .unwrap_or(top)
     }
 
+    /// The ladder without the rungs of at most `passed` nodes (the largest budget a task
+    /// already ran out of, [`crate::decisions::passed_rungs`]), so that a resumed run does
+    /// not climb them again; the top rung is always kept.
+    pub fn above(&self, passed: u64) -> Ladder {
+        let top = self.rungs[self.rungs.len() - 1];
+        let mut rungs: Vec<u64> = self.rungs.iter().copied().filter(|&n| n > passed).collect();
+        if rungs.is_empty() {
+            rungs.push(top);
+        }
+        Ladder { rungs }
+    }
+
     /// Rung `i` for a thread that may use `available_mib` of table now: the rung's
     /// budget and the table it fills (at most the available one), or, when the available
     /// table cannot hold the rung's nodes, the whole available table and at most [`OVERFILL`] times the nodes it holds,
@@ -179,6 +191,16 @@ mod tests {
             Ladder::new(vec![50, 1000]).map(|l| l.guess_nodes()),
             Some(1000)
         );
+    }
+
+    #[test]
+    fn a_resumed_task_starts_above_the_rungs_it_ran_past() {
+        let ladder = Ladder::default();
+        assert_eq!(ladder.above(0), ladder);
+        assert_eq!(ladder.above(100_000_000).rungs[0], 1_000_000_000);
+        assert_eq!(ladder.above(100_000_000).rungs.len(), 3);
+        assert_eq!(ladder.above(150_000_000).rungs[0], 1_000_000_000);
+        assert_eq!(ladder.above(u64::MAX).rungs, vec![100_000_000_000]);
     }
 
     /// Once the thread's abort flag is set, its searches stop as if over budget (a

@@ -2,7 +2,7 @@
 
 use super::decisions;
 use crate::shard::{on_disk, Done, Plan, ShardError, PLAN_FILE};
-use amazons_format::Position;
+use amazons_format::{Position, Step};
 use std::path::{Path, PathBuf};
 
 /// The folder of a campaign directory to which damaged or altered shards are moved.
@@ -83,6 +83,15 @@ pub fn examine(path: &Path, position: &Position) -> Found {
     let Some(run) = file.parent().and_then(Path::parent) else {
         return damaged("not inside a run directory's shards/".into());
     };
+    // A split task's shard cites subtask shards: each must still be on disk, even when
+    // the shard itself was checked by an earlier run (verified.tsv remembers its hash, not
+    // the files it needs).
+    if cert.steps.iter().any(|s| matches!(s, Step::Shard { .. })) {
+        let shards = amazons_checker::cli::DirShards::scan(&run.join("shards"));
+        if let Some(missing) = missing_shard(&cert, &shards, 0) {
+            return damaged(format!("cites a shard that is not on disk: {missing}"));
+        }
+    }
     if !crate::verified::is_checked(run, &hash) {
         let shards = crate::verified::RunShards::new(run);
         if let Err(e) = amazons_checker::check_with(&cert, &shards) {
@@ -99,6 +108,39 @@ pub fn examine(path: &Path, position: &Position) -> Found {
         resumed: true,
         mirror_of: None,
     })
+}
+
+/// The first shard that `cert` cites, directly or through the shards it cites, whose file
+/// is not on disk or cannot be read (by its hash or path), if any. Nesting deeper than the
+/// checker's limit is left to the checker.
+fn missing_shard(
+    cert: &amazons_format::Certificate,
+    shards: &amazons_checker::cli::DirShards,
+    depth: usize,
+) -> Option<String> {
+    if depth > 8 {
+        return None;
+    }
+    for step in &cert.steps {
+        let Step::Shard { hash } = step else {
+            continue;
+        };
+        let Some(path) = shards.path(hash) else {
+            return Some(hash.iter().map(|b| format!("{b:02x}")).collect());
+        };
+        let sub = amazons_format::stored::read(path)
+            .ok()
+            .and_then(|b| amazons_format::decode(&b).ok());
+        match sub {
+            None => return Some(format!("{} (unreadable)", path.display())),
+            Some(sub) => {
+                if let Some(m) = missing_shard(&sub, shards, depth + 1) {
+                    return Some(m);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The shard of task `name` at `path`, if it is on disk and proves `position`. A file that

@@ -478,9 +478,24 @@ impl<'a> Split<'a> {
     /// ladder, each rung recorded in `DIR/decisions.tsv`. The table a rung may use is this
     /// thread's share, or the whole run's table when no other thread is working.
     fn solve_whole(&self, position: &Position, name: &str) -> Result<Done, Attempt> {
-        let Some(ladder) = self.ladder else {
+        let Some(full) = self.ladder else {
             return solve_position(self.dir, position, name, self.root, self.opts);
         };
+        // Rungs this task ran past in earlier runs (decisions.tsv) are not climbed again.
+        let passed = crate::decisions::passed_rungs(self.dir, name);
+        let ladder = &full.above(passed);
+        if passed > 0 {
+            crate::decisions::record(
+                self.dir,
+                name,
+                crate::decisions::SOLVE_WHOLE,
+                &crate::decisions::nodes(ladder.rungs[0]),
+                &format!(
+                    "resumed: starts at this rung, past {} of an earlier run",
+                    crate::decisions::nodes(passed)
+                ),
+            );
+        }
         let t = Instant::now();
         let available = || {
             if self.pool.alone() {
@@ -509,10 +524,16 @@ impl<'a> Split<'a> {
                     "stopped: the run is over".into()
                 }
                 Err(Attempt::Budget) if rung.top => "over budget at the top rung".into(),
-                Err(Attempt::Budget) => "over budget: next rung".into(),
+                Err(Attempt::Budget) => crate::decisions::NEXT_RUNG.into(),
                 Err(Attempt::Failed(e)) => format!("failed: {e}"),
             };
-            crate::decisions::record(self.dir, name, "solve whole", &budget, &outcome);
+            crate::decisions::record(
+                self.dir,
+                name,
+                crate::decisions::SOLVE_WHOLE,
+                &budget,
+                &outcome,
+            );
         };
         let over = |e: &Attempt| matches!(e, Attempt::Budget);
         let halted = amazons_solver::dfpn::aborted;

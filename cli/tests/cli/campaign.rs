@@ -374,3 +374,52 @@ fn a_resumed_run_takes_the_recorded_task_order_without_ranking_again() {
     let order = std::fs::read_to_string(dir.join("order.tsv")).expect("order.tsv");
     assert_eq!(order.lines().count(), 88, "every first move of 4x4");
 }
+
+/// A resumed run neither climbs the rungs a task already ran past (decisions.tsv) nor
+/// trusts a split task's shard whose subtask shard is gone: that shard is set aside by
+/// name and its task solved again, and the result checks.
+#[test]
+fn a_resumed_run_skips_passed_rungs_and_resolves_a_shard_missing_a_subtask() {
+    let tmp = TempDir::new("campaign", "resume-rungs");
+    let dir = tmp.path("4x4");
+    let flags = "--hash 8 --threads 1 -q --ladder 150,40";
+    ok(&sharded("4x4", &dir, flags));
+    let d = decisions(&dir);
+    // A subtask (its name has a dot) that ran past 40 nodes and was solved at 150.
+    let climbed = d
+        .iter()
+        .find(|l| {
+            l[0].contains('.')
+                && l[1] == "solve whole"
+                && l[2].starts_with("150 nodes")
+                && l[3].contains("wins")
+        })
+        .map(|l| l[0].clone())
+        .unwrap_or_else(|| panic!("no subtask solved on the second rung: {d:?}"));
+    let parent = climbed.split('.').next().expect("parent").to_string();
+    std::fs::remove_file(dir.join("shards").join(format!("{climbed}.cert")))
+        .expect("subtask shard");
+    std::fs::remove_file(dir.join("manifest.cert")).expect("manifest");
+    ok(&sharded("4x4", &dir, flags));
+    let after = decisions(&dir)[d.len()..].to_vec();
+    assert!(
+        after.iter().any(|l| l[0] == parent
+            && l[1] == "damaged shard"
+            && l[3].contains("cites a shard that is not on disk")),
+        "{after:?}"
+    );
+    assert!(dir.join("damaged").join(format!("{parent}.cert")).is_file());
+    let mine: Vec<&Vec<String>> = after.iter().filter(|l| l[0] == climbed).collect();
+    assert!(
+        mine.iter()
+            .any(|l| l[2] == "150 nodes" && l[3].starts_with("resumed")),
+        "{mine:?}"
+    );
+    assert!(
+        !mine.iter().any(|l| l[2].starts_with("40 nodes")),
+        "{mine:?}"
+    );
+    let manifest = dir.join("manifest.cert");
+    let check = ok(&["check", s(&manifest)]);
+    assert!(check.stdout.contains("verified: Black wins"), "{check:?}");
+}
