@@ -104,19 +104,19 @@ fn compacting_a_solved_4x5_keeps_its_claim_and_shrinks_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn compacting_a_sharded_4x4_rewrites_shards_first() {
-    let dir = fresh_dir("sharded");
+/// A fresh directory `tag` holding a sharded 4x4 result (manifest and shards).
+fn sharded_4x4(tag: &str) -> PathBuf {
+    let dir = fresh_dir(tag);
     let root = Position::start("4x4").expect("4x4");
     let plan = Plan::new(&root, None).expect("plan");
-    shard::run(
-        &plan,
-        &dir,
-        &small_options(),
-        shard::Budget::threads(2),
-        &|_| {},
-    )
-    .expect("sharded solve");
+    let budget = shard::Budget::threads(2);
+    shard::run(&plan, &dir, &small_options(), budget, &|_| {}).expect("sharded solve");
+    dir
+}
+
+#[test]
+fn compacting_a_sharded_4x4_rewrites_shards_first() {
+    let dir = sharded_4x4("sharded");
     let manifest = dir.join("manifest.cert");
     // Expand every list, shards and manifest alike, then compact the directory back.
     rewrite_path(&dir, &full_line, false).expect("expanded");
@@ -176,17 +176,7 @@ fn a_tampered_input_is_refused_and_left_untouched() {
 
 #[test]
 fn compacting_with_search_replaces_small_subtrees_and_still_checks() {
-    let dir = fresh_dir("search");
-    let root = Position::start("4x4").expect("4x4");
-    let plan = Plan::new(&root, None).expect("plan");
-    shard::run(
-        &plan,
-        &dir,
-        &small_options(),
-        shard::Budget::threads(2),
-        &|_| {},
-    )
-    .expect("sharded solve");
+    let dir = sharded_4x4("search");
     let manifest = dir.join("manifest.cert");
     let steps = |path: &Path| read(path).steps;
     let before: Vec<_> = files(&dir).iter().map(|p| (survey(p), steps(p))).collect();
