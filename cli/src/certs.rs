@@ -204,8 +204,40 @@ fn compress_one(file: &Path) -> Result<(u64, u64)> {
 
 /// `amazons compact PATH`: outlast lists cut to the shortest prefix the checker completes,
 /// and with `--search` subtrees on small positions replaced by `Search` steps.
+/// Progress goes to stderr: the originals' check every 10 s, then a line once they are
+/// checked and every 10 s while files are rewritten.
 pub(crate) fn compact(path: &Path, search: bool) -> Result<ExitCode> {
-    match amazons_solver::compact::run(path, search) {
+    let mut start = std::time::Instant::now();
+    let mut last: Option<std::time::Instant> = None;
+    let mut progress = |p: &amazons_solver::compact::Progress| {
+        if p.files_done == 0 {
+            start = std::time::Instant::now();
+        }
+        let due = last.map_or(true, |t| t.elapsed().as_secs() >= 10);
+        if !due && p.files_done < p.files_total {
+            return;
+        }
+        last = Some(std::time::Instant::now());
+        let secs = start.elapsed().as_secs_f64();
+        let share = p.stored_done as f64 / p.stored_total.max(1) as f64;
+        let left = if p.files_done == 0 {
+            String::new()
+        } else {
+            format!(
+                ", about {:.0} s left",
+                secs * (1.0 - share) / share.max(1e-9)
+            )
+        };
+        eprintln!(
+            "compact: {}/{} files rewritten and checked ({:.1}% of the stored bytes), {} steps, {:.0} s rewriting{left}",
+            p.files_done,
+            p.files_total,
+            100.0 * share,
+            p.steps,
+            secs
+        );
+    };
+    match amazons_solver::compact::run(path, search, &mut progress) {
         Ok(text) => {
             print!("{text}");
             Ok(ExitCode::SUCCESS)

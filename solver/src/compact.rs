@@ -10,7 +10,7 @@
 //! [`amazons_format::stored::LEVEL`], as `amazons compress` does).
 
 use crate::strategy::step_children;
-use amazons_checker::{cli::DirShards, rules::OnePlayer, CheckError, Shards};
+use amazons_checker::{cli::Verdict, rules::OnePlayer, CheckError, Shards};
 use amazons_format::{stored, Cell, Certificate, Claim, Move, Step, SEARCH_LIMIT};
 use std::collections::HashMap;
 use std::io::Write;
@@ -206,6 +206,21 @@ struct Pending {
     tmp: PathBuf,
 }
 
+/// How far a compaction run has come: reported once the originals are checked and after
+/// each rewritten file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Files rewritten (and checked), of the certificate files in the directory (the files
+    /// given and every shard file beside them).
+    pub files_done: usize,
+    pub files_total: usize,
+    /// Stored bytes of those files before rewriting: done, and in all.
+    pub stored_done: u64,
+    pub stored_total: u64,
+    /// Steps of the rewritten files.
+    pub steps: usize,
+}
+
 /// Compacts `path`: a certificate file (its shards, if it cites any, are in `shards/` beside
 /// it) or a directory (every certificate file directly inside it, with `shards/` beside
 /// them). With `search`, subtrees on positions small enough for the checker's own search
@@ -213,14 +228,17 @@ struct Pending {
 /// held in memory at a time (with the files citing it, while its shards are rewritten):
 /// each rewritten file is written at once under a temporary name beside its original.
 pub fn compact_path(path: &Path, search: bool) -> Result<Vec<Compacted>, CompactError> {
-    rewrite_path(path, &shortest_outlast, search)
+    rewrite_path(path, &shortest_outlast, search, &mut |_| {})
 }
 
-/// [`compact_path`] with outlast lists rewritten by `rewrite` (the result must check).
+/// [`compact_path`] with outlast lists rewritten by `rewrite` (the result must check), and
+/// `progress` told after each file. The originals are checked on all cores. Temporary files
+/// that an interrupted run left (its process gone) are removed first.
 pub fn rewrite_path(
     path: &Path,
     rewrite: Rewrite,
     search: bool,
+    progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<Compacted>, CompactError> {
     let io = |p: &Path| {
         let p = p.to_path_buf();
@@ -242,26 +260,42 @@ pub fn rewrite_path(
         (dir, vec![path.to_path_buf()])
     };
     let shard_dir = dir.join("shards");
-    let on_disk = DirShards::scan(&shard_dir);
+    remove_stale_temps(&dir).map_err(io(&dir))?;
+    remove_stale_temps(&shard_dir).map_err(io(&shard_dir))?;
     // The originals, checked in full first: a wrong or damaged input is refused untouched.
     for top in &tops {
-        let bytes = stored::read(top).map_err(io(top))?;
-        amazons_checker::check_bytes_with(&bytes, &on_disk).map_err(|e| match e {
-            amazons_checker::CheckFileError::Unreadable(e) => CompactError::Unreadable {
-                path: top.clone(),
-                reason: e.to_string(),
-            },
-            amazons_checker::CheckFileError::Wrong(e) => CompactError::Wrong {
-                path: top.clone(),
-                error: Box::new(e),
-            },
-        })?;
+        match amazons_checker::cli::check_file(top, amazons_checker::cli::all_cores()) {
+            Verdict::Ok(_) => {}
+            Verdict::Unreadable(reason) => {
+                return Err(CompactError::Unreadable {
+                    path: top.clone(),
+                    reason,
+                })
+            }
+            Verdict::Wrong(e) => {
+                return Err(CompactError::Wrong {
+                    path: top.clone(),
+                    error: Box::new(e),
+                })
+            }
+        }
     }
+    let shard_files = shard_files(&shard_dir)?;
+    let mut total = Progress {
+        files_total: tops.len() + shard_files.len(),
+        ..Progress::default()
+    };
+    for p in tops.iter().chain(shard_files.values()) {
+        total.stored_total += std::fs::metadata(p).map_err(io(p))?.len();
+    }
+    progress(&total);
     let mut run = Run {
         rewrite,
         search,
         shard_dir: shard_dir.clone(),
-        shard_files: shard_files(&shard_dir)?,
+        shard_files,
+        progress: total,
+        report: progress,
         new_hash: HashMap::new(),
         rewritten: HashMap::new(),
         pending: Vec::new(),
@@ -286,8 +320,12 @@ pub fn rewrite_path(
 }
 
 /// Compacts `path` and describes what changed, one line per file and a total.
-pub fn run(path: &Path, search: bool) -> Result<String, CompactError> {
-    let done = compact_path(path, search)?;
+pub fn run(
+    path: &Path,
+    search: bool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<String, CompactError> {
+    let done = rewrite_path(path, &shortest_outlast, search, progress)?;
     let mut out = String::new();
     let mut total = Compacted {
         path: path.into(),
@@ -349,6 +387,8 @@ struct Run<'a> {
     search: bool,
     shard_dir: PathBuf,
     shard_files: HashMap<[u8; 32], PathBuf>,
+    progress: Progress,
+    report: &'a mut dyn FnMut(&Progress),
     /// Old body hash -> new body hash, for shards already rewritten (or in progress: `None`).
     new_hash: HashMap<[u8; 32], Option<[u8; 32]>>,
     /// Where the rewritten shard files are (temporary or, if unchanged, original), by new
@@ -442,6 +482,10 @@ impl Run<'_> {
         if !top {
             self.rewritten.insert(hash, at);
         }
+        self.progress.files_done += 1;
+        self.progress.stored_done += stored_before;
+        self.progress.steps += steps;
+        (self.report)(&self.progress);
         Ok(hash)
     }
 
@@ -475,6 +519,37 @@ impl Run<'_> {
     }
 }
 
+/// The suffix of the temporary files a run writes: `.{name}.{pid}.compact.tmp`.
+const TEMP_SUFFIX: &str = ".compact.tmp";
+
+/// Removes from `dir` the temporary files of runs whose process is gone (a run killed before
+/// its renames). A live process's files are left alone; where `/proc` is absent, every
+/// process counts as gone.
+fn remove_stale_temps(dir: &Path) -> std::io::Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let Some(pid) = name
+            .strip_suffix(TEMP_SUFFIX)
+            .and_then(|rest| rest.rsplit_once('.'))
+            .map(|(_, pid)| pid)
+        else {
+            continue;
+        };
+        // This run has written nothing yet: a file with its own process id is stale too.
+        let alive = pid.parse::<u32>().is_ok_and(|pid| {
+            pid != std::process::id() && Path::new("/proc").join(pid.to_string()).exists()
+        });
+        if name.starts_with('.') && !alive {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to a new temporary file beside `path` (synced), and returns its path.
 fn write_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let dir = path
@@ -482,7 +557,7 @@ fn write_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.{}.compact.tmp", std::process::id()));
+    let tmp = dir.join(format!(".{name}.{}{TEMP_SUFFIX}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;

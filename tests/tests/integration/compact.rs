@@ -5,7 +5,7 @@ use amazons_campaign::shard::{self, Plan};
 use amazons_checker::cli::DirShards;
 use amazons_checker::rules::OnePlayer;
 use amazons_format::{stored, Certificate, Claim, Move, Position, Step};
-use amazons_solver::compact::{compact_path, rewrite_path, CompactError};
+use amazons_solver::compact::{compact_path, rewrite_path, shortest_outlast, CompactError};
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory for one test.
@@ -82,7 +82,7 @@ fn compacting_a_solved_4x5_keeps_its_claim_and_shrinks_it() {
     compact_path(&path, false).expect("compacted");
     assert_eq!(survey(&path), before);
     // The whole lines (as the solver listed them before completion), stored compressed.
-    rewrite_path(&path, &full_line, false).expect("expanded");
+    rewrite_path(&path, &full_line, false, &mut |_| {}).expect("expanded");
     let packed = dir.join("4x5.cert.zst");
     let raw = std::fs::read(&path).expect("read");
     std::fs::write(&packed, stored::compress(&raw).expect("compress")).expect("write");
@@ -119,11 +119,36 @@ fn compacting_a_sharded_4x4_rewrites_shards_first() {
     let dir = sharded_4x4("sharded");
     let manifest = dir.join("manifest.cert");
     // Expand every list, shards and manifest alike, then compact the directory back.
-    rewrite_path(&dir, &full_line, false).expect("expanded");
+    rewrite_path(&dir, &full_line, false, &mut |_| {}).expect("expanded");
     check_manifest(&manifest);
     let before: Vec<_> = files(&dir).iter().map(|p| survey(p)).collect();
-    let done = compact_path(&dir, false).expect("compacted");
+    // Temporary files of an interrupted run (a process id no process has) are removed; one
+    // of a live process (1) and other files are left alone.
+    let shards = dir.join("shards");
+    let stale = shards.join(".000-x.cert.4000000000.compact.tmp");
+    let live = shards.join(".000-x.cert.1.compact.tmp");
+    let other = shards.join("notes.compact.tmp");
+    for p in [&stale, &live, &other] {
+        std::fs::write(p, b"partial").expect("write");
+    }
+    let mut seen = Vec::new();
+    let done =
+        rewrite_path(&dir, &shortest_outlast, false, &mut |p| seen.push(*p)).expect("compacted");
+    assert!(!stale.exists(), "stale temporary file removed");
+    assert!(live.exists() && other.exists(), "other files kept");
     assert_eq!(done.len(), before.len(), "every file rewritten");
+    let last = seen.last().copied().unwrap_or_default();
+    assert_eq!(
+        seen.len(),
+        done.len() + 1,
+        "one report before, one per file"
+    );
+    assert_eq!(
+        (last.files_done, last.files_total),
+        (done.len(), done.len())
+    );
+    assert_eq!(last.stored_done, last.stored_total);
+    assert_eq!(last.steps, done.iter().map(|c| c.steps).sum::<usize>());
     assert_eq!(done.last().map(|c| c.path.clone()), Some(manifest.clone()));
     check_manifest(&manifest);
     let after: Vec<_> = files(&dir).iter().map(|p| survey(p)).collect();
