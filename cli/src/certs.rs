@@ -213,7 +213,7 @@ pub(crate) fn compact(path: &Path, search: bool) -> Result<ExitCode> {
         if p.files_done == 0 {
             start = std::time::Instant::now();
         }
-        let due = last.map_or(true, |t| t.elapsed().as_secs() >= 10);
+        let due = last.is_none_or(|t| t.elapsed().as_secs() >= 10);
         if !due && p.files_done < p.files_total {
             return;
         }
