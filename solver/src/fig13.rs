@@ -138,20 +138,33 @@ pub enum Outcome {
     NotRun,
 }
 
+/// What one phase of a solve (the search or the certificate extraction) cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    pub nodes: u64,
+    /// Wall time, in seconds.
+    pub secs: f64,
+}
+
+/// What the operating system tells of a solve's use of the machine, where it tells it
+/// (Linux).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// CPU time of the solving thread (search, extraction and check).
+    pub cpu_s: Option<f64>,
+    /// Peak resident memory of the process during the solve (MiB).
+    pub peak_mib: Option<f64>,
+}
+
 /// What one solve of one case measured.
 #[derive(Debug, Clone)]
 pub struct Measure {
     pub config: SolverConfig,
     pub outcome: Outcome,
-    pub search_nodes: u64,
-    pub extraction_nodes: u64,
-    /// Wall time of the search and the extraction.
-    pub search_s: f64,
-    pub extract_s: f64,
-    /// CPU time of the solving thread (search, extraction and check), when known.
-    pub cpu_s: Option<f64>,
-    /// Peak resident memory of the process during the solve (MiB), when known.
-    pub peak_mib: Option<f64>,
+    /// The search, and the certificate extraction.
+    pub search: Cost,
+    pub extraction: Cost,
+    pub usage: Usage,
     pub evaluations: u64,
     pub eval_decided: u64,
     pub census: Option<ActiveCensus>,
@@ -334,12 +347,15 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
         outcome: Outcome::OverBudget {
             in_extraction: false,
         },
-        search_nodes: 0,
-        extraction_nodes: 0,
-        search_s: elapsed,
-        extract_s: 0.0,
-        cpu_s: None,
-        peak_mib: peak,
+        search: Cost {
+            nodes: 0,
+            secs: elapsed,
+        },
+        extraction: Cost::default(),
+        usage: Usage {
+            cpu_s: None,
+            peak_mib: peak,
+        },
         evaluations: 0,
         eval_decided: 0,
         census: None,
@@ -354,22 +370,26 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
                 });
             }
             m.outcome = Outcome::Solved(s.winner);
-            m.search_nodes = s.search_nodes;
-            m.extraction_nodes = s.total_nodes - s.search_nodes;
-            m.search_s = s.search_time.as_secs_f64();
-            m.extract_s = s.extract_time.as_secs_f64();
+            m.search = Cost {
+                nodes: s.search_nodes,
+                secs: s.search_time.as_secs_f64(),
+            };
+            m.extraction = Cost {
+                nodes: s.total_nodes - s.search_nodes,
+                secs: s.extract_time.as_secs_f64(),
+            };
             m.eval_decided = s.eval_wins;
             m.evaluations = stats.map_or(0, |st| st.evaluations);
             m.census = census;
         }
         Err(SolveError::Budget(_)) => {
-            m.search_nodes = budget;
+            m.search.nodes = budget;
         }
         Err(SolveError::Emit(crate::emit::EmitError::Budget)) => {
             m.outcome = Outcome::OverBudget {
                 in_extraction: true,
             };
-            m.search_nodes = budget;
+            m.search.nodes = budget;
         }
         Err(source) => {
             return Err(Fig13Error::Solve {
@@ -379,7 +399,7 @@ pub fn measure(case: &Case, config: SolverConfig, o: &Fig13Options) -> Result<Me
             })
         }
     }
-    m.cpu_s = cpu0.zip(thread_cpu_s()).map(|(a, b)| b - a);
+    m.usage.cpu_s = cpu0.zip(thread_cpu_s()).map(|(a, b)| b - a);
     Ok(m)
 }
 
@@ -402,12 +422,9 @@ impl Measure {
         Measure {
             config,
             outcome: Outcome::NotRun,
-            search_nodes: 0,
-            extraction_nodes: 0,
-            search_s: 0.0,
-            extract_s: 0.0,
-            cpu_s: None,
-            peak_mib: None,
+            search: Cost::default(),
+            extraction: Cost::default(),
+            usage: Usage::default(),
             evaluations: 0,
             eval_decided: 0,
             census: None,
@@ -486,10 +503,10 @@ pub fn run(
                     cases.len(),
                     case.empties,
                     c.label(),
-                    m.search_nodes,
-                    m.extraction_nodes,
-                    m.search_s + m.extract_s,
-                    m.cpu_s.map_or(String::new(), |t| format!(" ({t:.2} s CPU)")),
+                    m.search.nodes,
+                    m.extraction.nodes,
+                    m.search.secs + m.extraction.secs,
+                    m.usage.cpu_s.map_or(String::new(), |t| format!(" ({t:.2} s CPU)")),
                     if m.over_budget() { ", over budget" } else { "" },
                 ));
                 row.push(m);
@@ -531,12 +548,12 @@ pub fn csv(runs: &[BoardRun]) -> String {
                     m.config.label(),
                     status(m),
                     m.winner().map_or("-".to_string(), |w| w.to_string()),
-                    m.search_nodes,
-                    m.extraction_nodes,
-                    m.search_s,
-                    m.extract_s,
-                    m.cpu_s.map_or("-".into(), |t| format!("{t:.3}")),
-                    m.peak_mib.map_or("-".into(), |p| format!("{p:.1}")),
+                    m.search.nodes,
+                    m.extraction.nodes,
+                    m.search.secs,
+                    m.extraction.secs,
+                    m.usage.cpu_s.map_or("-".into(), |t| format!("{t:.3}")),
+                    m.usage.peak_mib.map_or("-".into(), |p| format!("{p:.1}")),
                     m.evaluations,
                     m.eval_decided,
                     asked,
@@ -608,8 +625,8 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
             let cells: Vec<String> = row
                 .iter()
                 .map(|m| match m.outcome {
-                    Outcome::Solved(_) => m.search_nodes.to_string(),
-                    Outcome::OverBudget { .. } => format!(">{}", m.search_nodes),
+                    Outcome::Solved(_) => m.search.nodes.to_string(),
+                    Outcome::OverBudget { .. } => format!(">{}", m.search.nodes),
                     Outcome::NotRun => "-".to_string(),
                 })
                 .collect();
@@ -639,17 +656,17 @@ pub fn markdown(runs: &[BoardRun], o: &Fig13Options) -> String {
             let sum = |f: &dyn Fn(&Measure) -> f64| col.iter().map(|m| f(m)).sum::<f64>();
             let peak = col
                 .iter()
-                .filter_map(|m| m.peak_mib)
+                .filter_map(|m| m.usage.peak_mib)
                 .fold(f64::NAN, f64::max);
             let _ = writeln!(
                 s,
                 "| {label} | {solved}/{} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {:.0} |",
                 col.len(),
-                sum(&|m| m.search_nodes as f64),
-                sum(&|m| m.extraction_nodes as f64),
-                sum(&|m| m.search_s),
-                sum(&|m| m.extract_s),
-                sum(&|m| m.cpu_s.unwrap_or(0.0)),
+                sum(&|m| m.search.nodes as f64),
+                sum(&|m| m.extraction.nodes as f64),
+                sum(&|m| m.search.secs),
+                sum(&|m| m.extraction.secs),
+                sum(&|m| m.usage.cpu_s.unwrap_or(0.0)),
                 peak
             );
         }

@@ -1,7 +1,7 @@
 //! The journal of a Fig. 13 run: one line per finished solve, appended and synced, so that a rerun skips what is done.
 
 use crate::eval::cgt::{ActiveCensus, CENSUS_SIZES};
-use crate::fig13::{Case, Fig13Error, Fig13Options, Measure, Outcome, SolverConfig};
+use crate::fig13::{Case, Cost, Fig13Error, Fig13Options, Measure, Outcome, SolverConfig, Usage};
 use amazons_format::Color;
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -160,12 +160,12 @@ fn format_line(case: &Case, m: &Measure) -> String {
         case_key(case),
         m.config.label(),
         outcome,
-        m.search_nodes,
-        m.extraction_nodes,
-        m.search_s,
-        m.extract_s,
-        opt(m.cpu_s),
-        opt(m.peak_mib),
+        m.search.nodes,
+        m.extraction.nodes,
+        m.search.secs,
+        m.extraction.secs,
+        opt(m.usage.cpu_s),
+        opt(m.usage.peak_mib),
         m.evaluations,
         m.eval_decided,
         census
@@ -220,12 +220,18 @@ fn parse_line(line: &str, configs: &[SolverConfig]) -> Option<((String, String),
     let m = Measure {
         config,
         outcome,
-        search_nodes: f[3].parse().ok()?,
-        extraction_nodes: f[4].parse().ok()?,
-        search_s: f[5].parse().ok()?,
-        extract_s: f[6].parse().ok()?,
-        cpu_s: opt(f[7])?,
-        peak_mib: opt(f[8])?,
+        search: Cost {
+            nodes: f[3].parse().ok()?,
+            secs: f[5].parse().ok()?,
+        },
+        extraction: Cost {
+            nodes: f[4].parse().ok()?,
+            secs: f[6].parse().ok()?,
+        },
+        usage: Usage {
+            cpu_s: opt(f[7])?,
+            peak_mib: opt(f[8])?,
+        },
         evaluations: f[9].parse().ok()?,
         eval_decided: f[10].parse().ok()?,
         census,

@@ -16,9 +16,9 @@ pub fn svg(r: &BoardRun, o: &Fig13Options, total: bool) -> Result<String, String
         let nodes = |j: usize, i: usize| -> (f64, Outcome) {
             let m = &r.rows[i][j];
             let v = if total {
-                m.search_nodes + m.extraction_nodes
+                m.search.nodes + m.extraction.nodes
             } else {
-                m.search_nodes
+                m.search.nodes
             };
             (v.max(1) as f64, m.outcome)
         };

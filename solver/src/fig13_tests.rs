@@ -166,7 +166,7 @@ fn a_rerun_takes_the_journal_and_solves_nothing_again() {
             .rows
             .iter()
             .flatten()
-            .map(|m| (m.outcome, m.search_nodes, m.extraction_nodes))
+            .map(|m| (m.outcome, m.search.nodes, m.extraction.nodes))
             .collect()
     };
     assert_eq!(counts(&first), counts(&second));
