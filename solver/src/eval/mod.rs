@@ -95,6 +95,26 @@ pub enum GlobalRule {
     HotLookahead,
 }
 
+/// Counts of the exactly known infinitesimal areas of an evaluation: `*`, other fuzzy,
+/// positive and negative ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Infinitesimals {
+    pub stars: u32,
+    pub fuzzy: u32,
+    pub positive: u32,
+    pub negative: u32,
+}
+
+impl Infinitesimals {
+    /// Whether the side to move can move last among them: an odd number of `*` and no
+    /// other fuzzy one, or a single other fuzzy one and an even number of `*` (see
+    /// [`Evaluation::decide`]).
+    fn last_move(&self) -> bool {
+        (self.stars % 2 == 1 && self.fuzzy == 0)
+            || (self.fuzzy == 1 && self.stars.is_multiple_of(2))
+    }
+}
+
 /// The result of evaluating a position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evaluation {
@@ -105,11 +125,8 @@ pub struct Evaluation {
     pub winner: Option<Color>,
     /// Sum of the bounds of every area that is not an exactly known infinitesimal.
     pub rest: Bounds,
-    /// Exactly known infinitesimal areas: `*`, other fuzzy, positive and negative ones.
-    pub stars: u32,
-    pub fuzzy: u32,
-    pub positive: u32,
-    pub negative: u32,
+    /// Exactly known infinitesimal areas.
+    pub infinitesimals: Infinitesimals,
     /// Indices (into `areas`) of the areas known to be hot games, with thermograph bounds
     /// `[right stop, left stop]`.
     pub hot: Vec<usize>,
@@ -187,22 +204,17 @@ impl Evaluation {
     /// IV-C2 (see [`Evaluation::decide`]).
     fn by_infinitesimals(&self, to_move: Color, extra: Bounds) -> Option<Color> {
         let rest = self.rest + extra;
-        let last_move = (self.stars % 2 == 1 && self.fuzzy == 0)
-            || (self.fuzzy == 1 && self.stars.is_multiple_of(2));
+        let n = &self.infinitesimals;
         let zero = Rational::int(0);
         let ok = match to_move {
             Color::Black => {
-                self.negative == 0
-                    && rest.lower.value == zero
-                    && rest.lower.kind != BoundKind::Relaxed
+                n.negative == 0 && rest.lower.value == zero && rest.lower.kind != BoundKind::Relaxed
             }
             Color::White => {
-                self.positive == 0
-                    && rest.upper.value == zero
-                    && rest.upper.kind != BoundKind::Relaxed
+                n.positive == 0 && rest.upper.value == zero && rest.upper.kind != BoundKind::Relaxed
             }
         };
-        (last_move && ok).then_some(to_move)
+        (n.last_move() && ok).then_some(to_move)
     }
 }
 
@@ -504,10 +516,7 @@ impl Evaluator {
             rest: total,
             total,
             winner: None,
-            stars: 0,
-            fuzzy: 0,
-            positive: 0,
-            negative: 0,
+            infinitesimals: Infinitesimals::default(),
             hot: Vec::new(),
             areas,
         };
@@ -517,10 +526,10 @@ impl Evaluator {
         for &(i, class) in &classes {
             use amazons_cgt::{Class, InfKind};
             let slot = match class {
-                Class::Star => &mut ev.stars,
-                Class::Infinitesimal(InfKind::Fuzzy) => &mut ev.fuzzy,
-                Class::Infinitesimal(InfKind::Positive) => &mut ev.positive,
-                Class::Infinitesimal(InfKind::Negative) => &mut ev.negative,
+                Class::Star => &mut ev.infinitesimals.stars,
+                Class::Infinitesimal(InfKind::Fuzzy) => &mut ev.infinitesimals.fuzzy,
+                Class::Infinitesimal(InfKind::Positive) => &mut ev.infinitesimals.positive,
+                Class::Infinitesimal(InfKind::Negative) => &mut ev.infinitesimals.negative,
                 Class::Infinitesimal(InfKind::Zero) => {
                     counted[i] = true;
                     continue;

@@ -679,10 +679,7 @@ fn hot_lookahead_paper_example() {
         total: Bounds::new(-5, 2),
         winner: None,
         rest: Bounds::new(-5, 2),
-        stars: 0,
-        fuzzy: 0,
-        positive: 0,
-        negative: 0,
+        infinitesimals: Default::default(),
         hot: vec![0],
     };
     assert_eq!(e.decide(Color::Black, Bounds::zero()), Some(Color::Black));
