@@ -561,6 +561,40 @@ pub fn census_markdown(
     out
 }
 
+/// One df-pn configuration's counts at one move number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DfpnCounts {
+    /// Positions solved with a certificate the checker accepted (or, without checking,
+    /// with a certificate written).
+    pub solved: usize,
+    /// Positions not searched because of `give_up_after`.
+    pub skipped: usize,
+    /// Positions whose search finished within the budget but whose certificate
+    /// extraction then ran out of it (not counted as solved).
+    pub uncertified: usize,
+}
+
+/// The static configurations of a table run: their names, and the time of the static
+/// evaluation of them all.
+#[derive(Debug, Clone, Default)]
+pub struct StaticTotals {
+    pub names: Vec<String>,
+    pub time: Duration,
+}
+
+/// One df-pn configuration's totals over a table run.
+#[derive(Debug, Clone, Default)]
+pub struct DfpnTotals {
+    pub name: String,
+    /// Search nodes.
+    pub nodes: u64,
+    /// Wall time (search, extraction and checking).
+    pub time: Duration,
+    /// Searches that found the winner but ran out of budget while extracting the
+    /// certificate (counted as unsolved).
+    pub extract_budget: usize,
+}
+
 /// Counts of one move number.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Row {
@@ -569,18 +603,41 @@ pub struct Row {
     pub total: usize,
     /// Per static configuration: positions decided at the root.
     pub static_solved: Vec<usize>,
-    /// Per df-pn configuration: positions solved with a certificate the checker accepted
-    /// (or, without checking, with a certificate written).
-    pub dfpn_solved: Vec<usize>,
-    /// Per df-pn configuration: positions not searched because of `give_up_after`.
-    pub dfpn_skipped: Vec<usize>,
-    /// Per df-pn configuration: positions whose search finished within the budget but
-    /// whose certificate extraction then ran out of it (not counted as solved).
-    pub dfpn_uncertified: Vec<usize>,
+    /// Per df-pn configuration.
+    pub dfpn: Vec<DfpnCounts>,
     /// Positions whose winner is known (from any verdict) and is the side to move.
     pub mover_wins: usize,
     /// Positions whose winner is known from any verdict.
     pub known: usize,
+}
+
+/// What a table run checked: the verdicts against each other, and the certificates.
+#[derive(Debug, Clone, Default)]
+pub struct Checks {
+    /// Verdicts that contradict each other (static vs static, static vs df-pn, df-pn vs
+    /// df-pn), described. Must be empty.
+    pub disagreements: Vec<String>,
+    /// Certificates checked and accepted.
+    pub accepted: usize,
+    /// Certificates the checker rejected, described. Must be empty.
+    pub rejected: Vec<String>,
+    /// Other certificate extraction errors of df-pn, described. Must be empty.
+    pub emit_errors: Vec<String>,
+}
+
+impl Checks {
+    /// Whether every check passed.
+    pub fn clean(&self) -> bool {
+        self.problems().next().is_none()
+    }
+
+    /// Every problem found, described: disagreements, rejections, extraction errors.
+    pub fn problems(&self) -> impl Iterator<Item = &String> {
+        self.disagreements
+            .iter()
+            .chain(&self.rejected)
+            .chain(&self.emit_errors)
+    }
 }
 
 /// The result of a table run on one game file.
@@ -588,28 +645,13 @@ pub struct Row {
 pub struct BoardTable {
     pub board: String,
     pub games: usize,
-    pub static_names: Vec<String>,
-    pub dfpn_names: Vec<String>,
+    pub statics: StaticTotals,
+    /// Per df-pn configuration.
+    pub dfpn: Vec<DfpnTotals>,
     pub node_budget: u64,
     /// Rows in descending move number.
     pub rows: Vec<Row>,
-    /// Verdicts that contradict each other (static vs static, static vs df-pn, df-pn vs
-    /// df-pn), described. Must be empty.
-    pub disagreements: Vec<String>,
-    /// Certificates the checker rejected, described. Must be empty.
-    pub rejected: Vec<String>,
-    /// Certificates checked and accepted.
-    pub accepted: usize,
-    /// Per df-pn configuration: searches that found the winner but ran out of budget
-    /// while extracting the certificate (counted as unsolved).
-    pub extract_budget: Vec<usize>,
-    /// Per df-pn configuration: other extraction errors, described. Must be empty.
-    pub emit_errors: Vec<String>,
-    /// Per df-pn configuration: total search nodes and wall time (search, extraction
-    /// and checking).
-    pub dfpn_nodes: Vec<u64>,
-    pub dfpn_time: Vec<Duration>,
-    pub static_time: Duration,
+    pub checks: Checks,
     pub elapsed: Duration,
 }
 
@@ -663,9 +705,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                 Row {
                     move_number: n,
                     static_solved: vec![0; ns],
-                    dfpn_solved: vec![0; nd],
-                    dfpn_skipped: vec![0; nd],
-                    dfpn_uncertified: vec![0; nd],
+                    dfpn: vec![DfpnCounts::default(); nd],
                     ..Row::default()
                 },
             )
@@ -674,12 +714,19 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
     let mut out = BoardTable {
         board: board.to_string(),
         games: games.len(),
-        static_names: opts.static_configs.iter().map(|c| c.name.clone()).collect(),
-        dfpn_names: opts.dfpn_configs.iter().map(|c| c.name.clone()).collect(),
+        statics: StaticTotals {
+            names: opts.static_configs.iter().map(|c| c.name.clone()).collect(),
+            time: Duration::ZERO,
+        },
+        dfpn: opts
+            .dfpn_configs
+            .iter()
+            .map(|c| DfpnTotals {
+                name: c.name.clone(),
+                ..DfpnTotals::default()
+            })
+            .collect(),
         node_budget: opts.node_budget,
-        extract_budget: vec![0; nd],
-        dfpn_nodes: vec![0; nd],
-        dfpn_time: vec![Duration::ZERO; nd],
         ..BoardTable::default()
     };
     let mut terr = Territory::new();
@@ -712,11 +759,11 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     verdicts.push((format!("static {}", cfg.name), w));
                 }
             }
-            out.static_time += t_static.elapsed();
+            out.statics.time += t_static.elapsed();
             let position = pos.to_position(&g);
             for (di, cfg) in opts.dfpn_configs.iter().enumerate() {
                 if opts.give_up_after.is_some_and(|k| fails[di] >= k) {
-                    row.dfpn_skipped[di] += 1;
+                    row.dfpn[di].skipped += 1;
                     continue;
                 }
                 let t = Instant::now();
@@ -734,27 +781,28 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                 let note = format!("testset {board} game {game_no} move {n}");
                 match solve(&position, &sopts, &note) {
                     Ok(s) => {
-                        out.dfpn_nodes[di] += s.search_nodes;
+                        out.dfpn[di].nodes += s.search_nodes;
                         let mut ok = true;
                         if opts.check_certificates {
                             match amazons_checker::check(&s.certificate) {
-                                Ok(_) => out.accepted += 1,
+                                Ok(_) => out.checks.accepted += 1,
                                 Err(e) => {
                                     ok = false;
-                                    out.rejected
+                                    out.checks
+                                        .rejected
                                         .push(format!("df-pn {}: {where_}: {e}", cfg.name));
                                 }
                             }
                         }
                         if s.certificate.root.position != position {
                             ok = false;
-                            out.rejected.push(format!(
+                            out.checks.rejected.push(format!(
                                 "df-pn {}: {where_}: certificate root is another position",
                                 cfg.name
                             ));
                         }
                         if ok {
-                            row.dfpn_solved[di] += 1;
+                            row.dfpn[di].solved += 1;
                             fails[di] = 0;
                         } else {
                             fails[di] += 1;
@@ -762,29 +810,30 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                         verdicts.push((format!("df-pn {}", cfg.name), s.winner));
                     }
                     Err(SolveError::Budget(_)) => {
-                        out.dfpn_nodes[di] += opts.node_budget;
+                        out.dfpn[di].nodes += opts.node_budget;
                         fails[di] += 1;
                     }
                     Err(SolveError::Emit(crate::emit::EmitError::Budget)) => {
                         // The search itself succeeded: not a failure for give-up.
-                        out.extract_budget[di] += 1;
-                        row.dfpn_uncertified[di] += 1;
+                        out.dfpn[di].extract_budget += 1;
+                        row.dfpn[di].uncertified += 1;
                         fails[di] = 0;
                     }
                     Err(e) => {
-                        out.emit_errors
+                        out.checks
+                            .emit_errors
                             .push(format!("df-pn {}: {where_}: {e}", cfg.name));
                         fails[di] += 1;
                     }
                 }
-                out.dfpn_time[di] += t.elapsed();
+                out.dfpn[di].time += t.elapsed();
             }
             if let Some((_, w0)) = verdicts.first() {
                 row.known += 1;
                 row.mover_wins += (*w0 == pos.side) as usize;
                 for (name, w) in &verdicts[1..] {
                     if w != w0 {
-                        out.disagreements.push(format!(
+                        out.checks.disagreements.push(format!(
                             "{where_}: {} says {w0}, {name} says {w}",
                             verdicts[0].0
                         ));
@@ -828,12 +877,12 @@ impl BoardTable {
         );
         let mut head = String::from("| move |");
         let mut rule = String::from("|---:|");
-        for n in &self.static_names {
+        for n in &self.statics.names {
             let _ = write!(head, " static {n} |");
             rule.push_str("---:|");
         }
-        for n in &self.dfpn_names {
-            let _ = write!(head, " df-pn {n} |");
+        for d in &self.dfpn {
+            let _ = write!(head, " df-pn {} |", d.name);
             rule.push_str("---:|");
         }
         head.push_str(" total | mover wins |");
@@ -844,20 +893,19 @@ impl BoardTable {
             for &c in &r.static_solved {
                 let _ = write!(s, " {} |", cell(c, r.total));
             }
-            for (i, &c) in r.dfpn_solved.iter().enumerate() {
+            for d in &r.dfpn {
                 let mut notes = Vec::new();
-                match r.dfpn_uncertified.get(i).copied().unwrap_or(0) {
-                    0 => {}
-                    u => notes.push(format!("+{u} unc.")),
+                if d.uncertified > 0 {
+                    notes.push(format!("+{} unc.", d.uncertified));
                 }
-                match r.dfpn_skipped.get(i).copied().unwrap_or(0) {
-                    0 => {}
-                    k => notes.push(format!("{k} skip")),
+                if d.skipped > 0 {
+                    notes.push(format!("{} skip", d.skipped));
                 }
+                let solved = cell(d.solved, r.total);
                 if notes.is_empty() {
-                    let _ = write!(s, " {} |", cell(c, r.total));
+                    let _ = write!(s, " {solved} |");
                 } else {
-                    let _ = write!(s, " {} ({}) |", cell(c, r.total), notes.join(", "));
+                    let _ = write!(s, " {solved} ({}) |", notes.join(", "));
                 }
             }
             let _ = writeln!(s, " {} | {}/{} |", r.total, r.mover_wins, r.known);
@@ -866,33 +914,29 @@ impl BoardTable {
         let _ = writeln!(
             s,
             "Checks: {} disagreements, {} certificates accepted, {} rejected, {} extraction errors.",
-            self.disagreements.len(),
-            self.accepted,
-            self.rejected.len(),
-            self.emit_errors.len()
+            self.checks.disagreements.len(),
+            self.checks.accepted,
+            self.checks.rejected.len(),
+            self.checks.emit_errors.len()
         );
-        for (i, n) in self.dfpn_names.iter().enumerate() {
+        for d in &self.dfpn {
             let _ = writeln!(
                 s,
-                "df-pn {n}: {} search nodes, {:.1} s (search, extraction, checking); \
+                "df-pn {}: {} search nodes, {:.1} s (search, extraction, checking); \
 {} positions out of budget during certificate extraction.",
-                self.dfpn_nodes[i],
-                self.dfpn_time[i].as_secs_f64(),
-                self.extract_budget[i]
+                d.name,
+                d.nodes,
+                d.time.as_secs_f64(),
+                d.extract_budget
             );
         }
         let _ = writeln!(
             s,
             "Static evaluation (all configurations): {:.3} s. Wall time: {:.1} s.",
-            self.static_time.as_secs_f64(),
+            self.statics.time.as_secs_f64(),
             self.elapsed.as_secs_f64()
         );
-        for d in self
-            .disagreements
-            .iter()
-            .chain(&self.rejected)
-            .chain(&self.emit_errors)
-        {
+        for d in self.checks.problems() {
             let _ = writeln!(s, "- {d}");
         }
         s
@@ -900,7 +944,7 @@ impl BoardTable {
 
     /// Whether every check passed.
     pub fn clean(&self) -> bool {
-        self.disagreements.is_empty() && self.rejected.is_empty() && self.emit_errors.is_empty()
+        self.checks.clean()
     }
 }
 

@@ -143,13 +143,13 @@ fn table_on_two_games_is_consistent() {
             .count();
         assert_eq!(r.total, expect);
         assert!(r.static_solved.iter().all(|&c| c <= r.total));
-        assert!(r.dfpn_solved.iter().all(|&c| c <= r.total));
+        assert!(r.dfpn.iter().all(|d| d.solved <= r.total));
         // Full evaluation decides at least what no evaluation decides.
         assert!(r.static_solved[1] >= r.static_solved[0]);
         assert!(r.known <= r.total && r.mover_wins <= r.known);
     }
     // 4x4 is small: df-pn with the full evaluation solves everything.
-    assert!(t.rows.iter().all(|r| r.dfpn_solved[1] == r.total));
+    assert!(t.rows.iter().all(|r| r.dfpn[1].solved == r.total));
     // The final positions are terminal: decided statically by every configuration.
     let last = t.rows.first().expect("rows");
     assert!(last.static_solved.iter().all(|&c| c == last.total));
