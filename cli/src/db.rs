@@ -214,9 +214,12 @@ pub(crate) fn db(command: DbCommand) -> Result<ExitCode> {
                 path.display()
             );
             let control = db::active::BuildControl {
-                checkpoint_every: (checkpoint_minutes > 0)
-                    .then(|| std::time::Duration::from_secs(checkpoint_minutes.saturating_mul(60))),
-                stop_after_regions: None,
+                checkpoints: db::active::Checkpoints {
+                    every: (checkpoint_minutes > 0).then(|| {
+                        std::time::Duration::from_secs(checkpoint_minutes.saturating_mul(60))
+                    }),
+                    stop_after_regions: None,
+                },
                 cache_limit: cache_entries,
                 ..Default::default()
             };

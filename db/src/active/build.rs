@@ -417,16 +417,34 @@ impl<T: Eq> Distinct<T> {
     }
 }
 
-/// How a build keeps its progress on disk ([`checkpoint`]).
+/// When a build keeps its progress on disk ([`checkpoint`]). A build finds its own
+/// checkpoint in `dir` and resumes from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildControl {
+pub struct Checkpoints {
     /// Write a checkpoint after a region once this long has passed since the build (or the
     /// last checkpoint) started, and at the end of the values phase if it took that long;
-    /// `None`: never. A build finds its own checkpoint in `dir` and resumes from it.
-    pub checkpoint_every: Option<Duration>,
+    /// `None`: never.
+    pub every: Option<Duration>,
     /// Stop with [`DbError::Stopped`] right after the first checkpoint written once at least
     /// this many regions are done, as if killed there (to test resuming).
     pub stop_after_regions: Option<usize>,
+}
+
+impl Default for Checkpoints {
+    /// Every 20 minutes: a few seconds per GB of store, against at most 20 minutes of work
+    /// lost to a kill.
+    fn default() -> Self {
+        Checkpoints {
+            every: Some(Duration::from_secs(20 * 60)),
+            stop_after_regions: None,
+        }
+    }
+}
+
+/// How a build runs: its checkpoints, its memory for caches, its progress reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildControl {
+    pub checkpoints: Checkpoints,
     /// Memo-cache entries (comparisons, sums, option lists) beyond which the caches are
     /// cleared (checked after every position). Clearing changes no value, only what must
     /// be recomputed: a larger limit spends memory to keep comparisons that later
@@ -437,12 +455,9 @@ pub struct BuildControl {
 }
 
 impl Default for BuildControl {
-    /// A checkpoint every 20 minutes: a few seconds per GB of store, against at most 20
-    /// minutes of work lost to a kill.
     fn default() -> Self {
         BuildControl {
-            checkpoint_every: Some(Duration::from_secs(20 * 60)),
-            stop_after_regions: None,
+            checkpoints: Checkpoints::default(),
             cache_limit: CACHE_LIMIT,
             report_every: Duration::from_secs(10),
         }
@@ -576,12 +591,17 @@ pub fn build_active_with(
         // A checkpoint when it is due; after the last region too, so that a kill in the
         // records phase does not cost the values.
         let due = control
-            .checkpoint_every
+            .checkpoints
+            .every
             .is_some_and(|every| last_checkpoint.elapsed() >= every);
         if due {
             checkpoint::write(dir, &key, r + 1, &ids, &store)?;
             last_checkpoint = Instant::now();
-            if control.stop_after_regions.is_some_and(|n| r + 1 >= n) {
+            if control
+                .checkpoints
+                .stop_after_regions
+                .is_some_and(|n| r + 1 >= n)
+            {
                 return Err(DbError::Stopped { regions: r + 1 });
             }
         }

@@ -56,7 +56,9 @@ mod table;
 mod tests;
 
 pub use audit::{audit_active, audit_active_dir, ActiveAuditReport, ActiveChecked, ActiveMismatch};
-pub use build::{build_active, build_active_with, ActiveProgress, ActiveSummary, BuildControl};
+pub use build::{
+    build_active, build_active_with, ActiveProgress, ActiveSummary, BuildControl, Checkpoints,
+};
 pub use file::decode;
 pub use layout::{active_groups, ActiveLayout};
 pub use report::{class_name, value_report, value_report_with_limit};

@@ -1,6 +1,5 @@
 //! A loaded active-area table: lookups of areas on a board, decoded entries, statistics and a lookup benchmark.
 
-use super::build::{build_active, ActiveProgress, ActiveSummary};
 use super::file::{decode, open_streaming, STREAM_FROM};
 use super::layout::ActiveLayout;
 use super::{ActiveConfig, ActiveEntry, Record, ACTIVE_FILE, HEADER_LEN, TRAILER_LEN};
@@ -245,23 +244,6 @@ impl ActiveDb {
             }
             _ => decode(&path, &crate::store::read_file(&path)?),
         }
-    }
-
-    /// Opens the table in `dir`; if it is missing, corrupt, outdated or was built with
-    /// another configuration, reports why through `notice` and rebuilds it.
-    pub fn open_or_build(
-        dir: &Path,
-        cfg: &ActiveConfig,
-        notice: &mut dyn FnMut(&str),
-        progress: &mut dyn FnMut(&ActiveProgress),
-    ) -> Result<(ActiveDb, Option<ActiveSummary>), DbError> {
-        crate::store::open_or_rebuild(
-            "active database",
-            || ActiveDb::open(dir),
-            |db| db.config == *cfg,
-            || build_active(dir, cfg, progress),
-            notice,
-        )
     }
 
     /// Number of regions of each size.

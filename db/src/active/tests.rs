@@ -351,7 +351,8 @@ fn active_damaged_files_give_typed_errors() {
     b[12] = 1;
     reseal(&mut b);
     assert!(matches!(decode(p, &b), Err(DbError::Malformed { .. })));
-    // A territory file is not an active file, and open_or_build rebuilds a damaged one.
+    // A territory file is not an active file, and a damaged one is rebuilt (and then
+    // opened as it is).
     let d = tempdir("active-rebuild");
     std::fs::create_dir_all(&d).expect("dir");
     let mut b = good.clone();
@@ -361,17 +362,24 @@ fn active_damaged_files_give_typed_errors() {
         tiers: vec![Tier::new(1, 5, 5)],
         max_value_len: 0,
     };
+    let open_or_build = |notice: &mut dyn FnMut(&str)| {
+        crate::store::open_or_rebuild(
+            "active database",
+            || ActiveDb::open(&d),
+            |db| db.config == cfg,
+            || build_active(&d, &cfg, &mut |_| {}),
+            notice,
+        )
+    };
     let mut notices = Vec::new();
-    let (db, summary) =
-        ActiveDb::open_or_build(&d, &cfg, &mut |s| notices.push(s.to_string()), &mut |_| {})
-            .expect("rebuild");
+    let (db, summary) = open_or_build(&mut |s| notices.push(s.to_string())).expect("rebuild");
     assert!(summary.is_some());
     assert!(notices[0].contains("blake3"), "{notices:?}");
     assert_eq!(db.config, cfg);
     assert!(db
         .lookup_position(&grid("X.O"))
         .is_some_and(|e| e.value.is_none()));
-    let (_, again) = ActiveDb::open_or_build(&d, &cfg, &mut |_| {}, &mut |_| {}).expect("open");
+    let (_, again) = open_or_build(&mut |_| {}).expect("open");
     assert!(again.is_none());
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -595,7 +603,10 @@ fn assert_set_aside(s: &ActiveSummary, why: &str) {
 fn progress_is_reported_within_a_region_and_counts_up_to_the_whole() {
     let dir = tempdir("active-progress");
     let control = BuildControl {
-        checkpoint_every: None,
+        checkpoints: Checkpoints {
+            every: None,
+            stop_after_regions: None,
+        },
         report_every: Duration::ZERO,
         ..BuildControl::default()
     };
@@ -640,8 +651,10 @@ fn a_build_stopped_after_a_checkpoint_resumes_to_the_same_table() {
     let whole = &tiny().0;
     let regions = tiny().2.regions;
     let every_region = |stop: Option<usize>| BuildControl {
-        checkpoint_every: Some(Duration::ZERO),
-        stop_after_regions: stop,
+        checkpoints: Checkpoints {
+            every: Some(Duration::ZERO),
+            stop_after_regions: stop,
+        },
         // Caches cleared after every position and record: the same table all the same.
         cache_limit: 0,
         ..BuildControl::default()
