@@ -464,6 +464,35 @@ impl Default for BuildControl {
     }
 }
 
+/// What a build lays out before it values anything: the regions in build order, their
+/// index, the entry layout with each region's capacity class, the offsets of the
+/// regions' entries, and the key that ties a checkpoint to this build.
+struct Plan {
+    shapes: Vec<Shape>,
+    index: RegionIndex,
+    layout: ActiveLayout,
+    cap_of: Vec<u8>,
+    offsets: Vec<u64>,
+    key: String,
+}
+
+impl Plan {
+    /// The plan of a build of `cfg`, once `cfg` is found valid.
+    fn new(cfg: &ActiveConfig) -> Result<Plan, DbError> {
+        cfg.validate()?;
+        let shapes = cfg.regions();
+        let (layout, cap_of, offsets) = offsets_and_caps(cfg, &shapes)?;
+        Ok(Plan {
+            key: checkpoint_key(cfg, shapes.len(), offsets[shapes.len()]),
+            index: RegionIndex::new(shapes.clone()),
+            shapes,
+            layout,
+            cap_of,
+            offsets,
+        })
+    }
+}
+
 /// Builds the active-area table into `dir` (atomically), with checkpoints every 20
 /// minutes ([`BuildControl::default`]). Single-threaded: every value lives in one
 /// [`GameStore`].
@@ -485,14 +514,17 @@ pub fn build_active_with(
     control: &BuildControl,
     progress: &mut dyn FnMut(&ActiveProgress),
 ) -> Result<ActiveSummary, DbError> {
-    cfg.validate()?;
     let t0 = Instant::now();
-    let g = frame_geometry();
-    let shapes = cfg.regions();
-    let index = RegionIndex::new(shapes.clone());
-    let (layout, cap_of, offsets) = offsets_and_caps(cfg, &shapes)?;
+    let Plan {
+        shapes,
+        index,
+        layout,
+        cap_of,
+        offsets,
+        key,
+    } = Plan::new(cfg)?;
     let total = offsets[shapes.len()];
-    let key = checkpoint_key(cfg, shapes.len(), total);
+    let g = frame_geometry();
     let resumed = match checkpoint::read(dir, &key, total) {
         Ok(saved)
             if saved.regions <= shapes.len()
