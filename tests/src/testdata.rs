@@ -94,6 +94,13 @@ fn body_of(file: &[u8]) -> &[u8] {
     &file[52..file.len() - 8]
 }
 
+/// A copy of `base` with `change` made to it.
+fn changed(base: &[u8], change: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut f = base.to_vec();
+    change(&mut f);
+    f
+}
+
 fn mv(board: Board, text: &str) -> Move {
     Move::parse(board, text).expect("a test-vector move")
 }
@@ -437,83 +444,24 @@ pub fn vectors() -> Vec<Vector> {
                 "accept-symmetry-rotate90 citing Rotate270 instead: the direction of symmetry(P) matters");
         }
     }
-    add(
-        "reject-symmetry-does-not-fit.cert",
-        bytes(&cert(
-            &stuck,
-            vec![Step::Transposition {
-                symmetry: Symmetry::Transpose,
-            }],
-            "testdata",
-        )),
-        Wrong("SymmetryDoesNotFit"),
-        "Transpose on the 1x2 board",
-    );
-    add(
-        "reject-transposition-itself.cert",
-        bytes(&cert(
-            &stuck,
-            vec![Step::Transposition {
-                symmetry: Symmetry::Identity,
-            }],
-            "testdata",
-        )),
-        Wrong("TranspositionNotProven"),
-        "the root claim cites itself (not yet proven)",
-    );
 
-    // Other step rules' rejections.
-    for (file, root, steps, rule, about) in [
-        (
-            "reject-choice-wrong-side.cert",
-            stuck.clone(),
-            vec![Step::Choice(Action::Spare)],
-            "ChoiceWrongSide",
-            "Choice (5.1) at the loser's turn",
-        ),
-        (
-            "reject-choice-illegal.cert",
-            claim("O#.", W, 0, W),
-            vec![choice(Board::new(3, 1).expect("3x1"), "a1-c1xb1")],
-            "IllegalAction",
-            "Choice (5.1) of a move across an arrow",
-        ),
-        (
-            "reject-replyall-winner-to-move.cert",
-            claim("X|O", W, 0, W),
-            vec![Step::ReplyAll],
-            "NotLoserToMove",
-            "ReplyAll (5.2) at the winner's turn",
-        ),
-        (
-            "reject-replyall-no-action.cert",
-            stuck.clone(),
-            vec![Step::ReplyAll],
-            "ReplyAllNoAction",
-            "ReplyAll (5.2) where the loser has no action",
-        ),
-        (
-            "reject-nomove-has-action.cert",
-            claim("X|.", B, 0, W),
-            vec![Step::NoMove],
-            "NoMoveHasAction",
-            "NoMove (5.3) while the loser can move",
-        ),
-        (
-            "reject-trailing-steps.cert",
-            stuck.clone(),
-            vec![Step::NoMove, Step::NoMove],
-            "TrailingSteps",
-            "a step left after the root claim is proven (4)",
-        ),
-        (
-            "reject-root-spare.cert",
-            claim("X|O", B, -1, W),
-            vec![Step::NoMove],
-            "RootSpare",
-            "a proof of a claim with White holding a spare move: not a whole-board result (3)",
-        ),
-    ] {
+    // Rejections by the rules of single steps, on tiny roots: file, root, steps, rule,
+    // README text.
+    let transposition = |symmetry| vec![Step::Transposition { symmetry }];
+    let line3 = Board::new(3, 1).expect("3x1");
+    #[rustfmt::skip]
+    let rejections = [
+        ("reject-symmetry-does-not-fit.cert", stuck.clone(), transposition(Symmetry::Transpose), "SymmetryDoesNotFit", "Transpose on the 1x2 board"),
+        ("reject-transposition-itself.cert", stuck.clone(), transposition(Symmetry::Identity), "TranspositionNotProven", "the root claim cites itself (not yet proven)"),
+        ("reject-choice-wrong-side.cert", stuck.clone(), vec![Step::Choice(Action::Spare)], "ChoiceWrongSide", "Choice (5.1) at the loser's turn"),
+        ("reject-choice-illegal.cert", claim("O#.", W, 0, W), vec![choice(line3, "a1-c1xb1")], "IllegalAction", "Choice (5.1) of a move across an arrow"),
+        ("reject-replyall-winner-to-move.cert", claim("X|O", W, 0, W), vec![Step::ReplyAll], "NotLoserToMove", "ReplyAll (5.2) at the winner's turn"),
+        ("reject-replyall-no-action.cert", stuck.clone(), vec![Step::ReplyAll], "ReplyAllNoAction", "ReplyAll (5.2) where the loser has no action"),
+        ("reject-nomove-has-action.cert", claim("X|.", B, 0, W), vec![Step::NoMove], "NoMoveHasAction", "NoMove (5.3) while the loser can move"),
+        ("reject-trailing-steps.cert", stuck.clone(), vec![Step::NoMove, Step::NoMove], "TrailingSteps", "a step left after the root claim is proven (4)"),
+        ("reject-root-spare.cert", claim("X|O", B, -1, W), vec![Step::NoMove], "RootSpare", "a proof of a claim with White holding a spare move: not a whole-board result (3)"),
+    ];
+    for (file, root, steps, rule, about) in rejections {
         add(
             file,
             bytes(&cert(&root, steps, "testdata")),
@@ -709,35 +657,27 @@ pub fn vectors() -> Vec<Vector> {
             about: about.to_string(),
         });
     };
-    let mut f = nomove.clone();
-    f[0] = b'X';
     layout(
         "damaged-magic.cert",
-        f,
+        changed(&nomove, |f| f[0] = b'X'),
         "BadMagic",
         "accept-nomove with a wrong magic",
     );
-    let mut f = nomove.clone();
-    f[8] = 2;
     layout(
         "damaged-version.cert",
-        f,
+        changed(&nomove, |f| f[8] = 2),
         "Version",
         "accept-nomove claiming layout version 2",
     );
-    let mut f = nomove.clone();
-    f[12] += 1;
     layout(
         "damaged-length.cert",
-        f,
+        changed(&nomove, |f| f[12] += 1),
         "Length",
         "accept-nomove with the body length one too large",
     );
-    let mut f = nomove.clone();
-    f[60] ^= 0x01;
     layout(
         "damaged-hash.cert",
-        f,
+        changed(&nomove, |f| f[60] ^= 0x01),
         "Hash",
         "accept-nomove with a body byte flipped",
     );
@@ -747,27 +687,21 @@ pub fn vectors() -> Vec<Vector> {
         "TooShort",
         "the first 40 bytes of accept-nomove",
     );
-    let mut f = nomove.clone();
-    f.extend_from_slice(b"extra");
     layout(
         "damaged-after-sentinel.cert",
-        f,
+        changed(&nomove, |f| f.extend_from_slice(b"extra")),
         "Sentinel",
         "accept-nomove with 5 bytes after the sentinel",
     );
-    let mut f = nomove.clone();
-    f.extend_from_slice(&amazons_format::SENTINEL);
     layout(
         "damaged-second-sentinel.cert",
-        f,
+        changed(&nomove, |f| f.extend_from_slice(&amazons_format::SENTINEL)),
         "Length",
         "accept-nomove with a second sentinel after the first",
     );
-    let mut f = body.clone();
-    f.push(0);
     layout(
         "damaged-trailing-body.cert",
-        frame(&f),
+        frame(&changed(&body, |f| f.push(0))),
         "Trailing",
         "accept-nomove's body plus one byte, rehashed",
     );
@@ -784,11 +718,9 @@ pub fn vectors() -> Vec<Vector> {
         "NonCanonical",
         "accept-nomove with its step count written 81 00 (a padded varint), rehashed",
     );
-    let mut f = body.clone();
-    f[3] = 7;
     layout(
         "damaged-body.cert",
-        frame(&f),
+        frame(&changed(&body, |f| f[3] = 7)),
         "Body",
         "accept-nomove with cell a1 = 7 (no such Cell), rehashed",
     );
