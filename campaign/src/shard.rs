@@ -257,7 +257,7 @@ mod tests;
 
 pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;
-pub use manifest::{assemble, collect};
+pub use manifest::{assemble, collect, rewrite_md};
 use pool::*;
 pub use progress::{Done, Progress, Running};
 use progress::{LONG_TASK, REPORT_EVERY};

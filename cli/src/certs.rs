@@ -240,6 +240,12 @@ pub(crate) fn compact(path: &Path, search: bool) -> Result<ExitCode> {
     match amazons_solver::compact::run(path, search, &mut progress) {
         Ok(text) => {
             print!("{text}");
+            // A sharded result's manifest.md lists each shard's bytes and hash: new now.
+            let plan = path.join(amazons_campaign::shard::PLAN_FILE);
+            if path.is_dir() && plan.is_file() {
+                amazons_campaign::shard::rewrite_md(path)?;
+                println!("rewrote {}", path.join("manifest.md").display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

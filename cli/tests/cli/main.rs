@@ -6,6 +6,7 @@ mod campaign;
 mod check_cli;
 mod cli;
 mod common;
+mod compact_cli;
 mod json;
 mod play;
 mod report_cli;
