@@ -4,16 +4,24 @@ use super::*;
 
 /// Reads every task's shard from disk (for tasks solved elsewhere, e.g. by GNU parallel).
 pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
+    gather(plan, dir, |path, task| {
+        existing(path, task).ok_or_else(|| ShardError::MissingShard(path.to_path_buf()))
+    })
+}
+
+/// Every task's result, each solved task's read by `read` from its shard path; mirrored
+/// tasks copy the task they mirror.
+fn gather(
+    plan: &Plan,
+    dir: &Path,
+    mut read: impl FnMut(&Path, &Task) -> Result<Done, ShardError>,
+) -> Result<Vec<Done>, ShardError> {
     let mut results = Vec::with_capacity(plan.tasks.len());
     for task in &plan.tasks {
-        if task.mirror.is_some() {
-            results.push(None);
-            continue;
-        }
-        let path = plan.shard_path(dir, task);
-        results.push(Some(
-            existing(&path, task).ok_or(ShardError::MissingShard(path))?,
-        ));
+        results.push(match task.mirror {
+            Some(_) => None,
+            None => Some(read(&plan.shard_path(dir, task), task)?),
+        });
     }
     Ok(plan.complete(results))
 }
@@ -142,14 +150,8 @@ fn write_md(plan: &Plan, dir: &Path, done: &[Done], root: &Claim) -> Result<(), 
 /// (shard metadata and `times.tsv`).
 pub fn rewrite_md(dir: &Path) -> Result<(), ShardError> {
     let plan = Plan::read(dir)?;
-    let mut results = Vec::with_capacity(plan.tasks.len());
-    for task in &plan.tasks {
-        if task.mirror.is_some() {
-            results.push(None);
-            continue;
-        }
-        let path = plan.shard_path(dir, task);
-        let file = on_disk(&path).ok_or(ShardError::MissingShard(path))?;
+    let done = gather(&plan, dir, |path, task| {
+        let file = on_disk(path).ok_or_else(|| ShardError::MissingShard(path.to_path_buf()))?;
         let unreadable = |reason: String| ShardError::Task {
             task: task.name.clone(),
             reason: format!("{}: {reason}", file.display()),
@@ -158,7 +160,7 @@ pub fn rewrite_md(dir: &Path) -> Result<(), ShardError> {
         let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
         let body =
             amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
-        results.push(Some(Done {
+        Ok(Done {
             winner: cert.root.winner,
             hash: amazons_format::hash_body(body),
             nodes: cert.meta.nodes,
@@ -166,9 +168,8 @@ pub fn rewrite_md(dir: &Path) -> Result<(), ShardError> {
             bytes: bytes.len() as u64,
             resumed: true,
             mirror_of: None,
-        }));
-    }
-    let done = plan.complete(results);
+        })
+    })?;
     let manifest = manifest_of(&plan, &done)?;
     write_md(&plan, dir, &done, &manifest.root)
 }
