@@ -14,9 +14,11 @@
 //! truncated file loses its sentinel or its length, and trailing bytes are rejected. The body
 //! must also be *canonical*: exactly the bytes the encoder writes for the certificate it
 //! decodes to (postcard's decoder also accepts padded varints), so that one proof has one
-//! body and one hash.
+//! body and one hash. [`decode_lazy`] checks all of this but leaves the steps encoded, to be
+//! decoded one at a time, so that a large certificate is never held decoded.
 
-use crate::cert::Certificate;
+use crate::cert::{Certificate, Claim, Meta, Step};
+use serde::{Deserialize, Serialize};
 
 /// The first eight bytes of every certificate file.
 pub const MAGIC: [u8; 8] = *b"AMZNCERT";
@@ -136,20 +138,88 @@ impl std::io::Write for SameAs<'_> {
 /// Decodes a certificate file, checking every layout field, that the body is canonical
 /// (re-encodes to the same bytes) and the root position's invariants.
 pub fn decode(bytes: &[u8]) -> Result<Certificate, FileError> {
+    let Lazy { root, steps, meta } = decode_lazy(bytes)?;
+    let steps = steps.collect();
+    Ok(Certificate { root, steps, meta })
+}
+
+/// A certificate file checked as [`decode`] checks it, its steps left encoded.
+#[derive(Debug, Clone)]
+pub struct Lazy<'a> {
+    pub root: Claim,
+    pub steps: Steps<'a>,
+    pub meta: Meta,
+}
+
+/// The steps of a checked body, decoded in order one at a time.
+#[derive(Debug, Clone)]
+pub struct Steps<'a> {
+    bytes: &'a [u8],
+    left: usize,
+}
+
+impl Iterator for Steps<'_> {
+    type Item = Step;
+
+    fn next(&mut self) -> Option<Step> {
+        // [`decode_lazy`] decoded each of these steps once already, so none fails here.
+        let (step, rest) = postcard::take_from_bytes(self.bytes).ok()?;
+        self.left = self.left.checked_sub(1)?;
+        self.bytes = rest;
+        Some(step)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Steps<'_> {}
+
+/// Takes a `T` from the front of `body` and returns it with the rest of the body; clears
+/// `canonical` if its bytes are not exactly those the encoder writes for it.
+fn take<'a, T: Serialize + Deserialize<'a>>(
+    body: &'a [u8],
+    canonical: &mut bool,
+) -> Result<(T, &'a [u8]), FileError> {
+    let (value, rest) =
+        postcard::take_from_bytes::<T>(body).map_err(|e| FileError::Body(e.to_string()))?;
+    let used = &body[..body.len() - rest.len()];
+    *canonical &= matches!(postcard::to_io(&value, SameAs(used)), Ok(SameAs([])));
+    Ok((value, rest))
+}
+
+/// Checks a certificate file as [`decode`] does (with the same errors), but decodes its
+/// steps only to check them and leaves them encoded in `bytes`.
+///
+/// Postcard writes a struct's fields one after another and a list as its length (a varint,
+/// as a `usize` is written) followed by its items, so the body is the root claim, the
+/// number of steps, each step, then the metadata, end to end; the body re-encodes to
+/// itself exactly when each of these pieces does.
+pub fn decode_lazy(bytes: &[u8]) -> Result<Lazy<'_>, FileError> {
     let body = verified_body(bytes)?;
-    let (cert, rest): (Certificate, &[u8]) =
-        postcard::take_from_bytes(body).map_err(|e| FileError::Body(e.to_string()))?;
+    let mut canonical = true;
+    let (root, rest) = take::<Claim>(body, &mut canonical)?;
+    let (count, first) = take::<usize>(rest, &mut canonical)?;
+    let mut rest = first;
+    for _ in 0..count {
+        rest = take::<Step>(rest, &mut canonical)?.1;
+    }
+    let steps = Steps {
+        bytes: &first[..first.len() - rest.len()],
+        left: count,
+    };
+    let (meta, rest) = take::<Meta>(rest, &mut canonical)?;
     if !rest.is_empty() {
         return Err(FileError::Trailing(rest.len()));
     }
-    match postcard::to_io(&cert, SameAs(body)) {
-        Ok(SameAs([])) => {}
-        _ => return Err(FileError::NonCanonical),
+    if !canonical {
+        return Err(FileError::NonCanonical);
     }
-    if !cert.root.position.is_valid() {
+    if !root.position.is_valid() {
         return Err(FileError::InvalidPosition);
     }
-    Ok(cert)
+    Ok(Lazy { root, steps, meta })
 }
 
 #[cfg(test)]
@@ -216,6 +286,45 @@ mod tests {
         ));
         // The same file with the body unpadded is accepted.
         assert_eq!(decode(&bytes).unwrap(), sample());
+    }
+
+    #[test]
+    fn lazy_steps_are_the_decoded_steps() {
+        let bytes = encode(&sample()).unwrap();
+        let lazy = decode_lazy(&bytes).unwrap();
+        assert_eq!(lazy.root, sample().root);
+        assert_eq!(lazy.meta, sample().meta);
+        assert_eq!(lazy.steps.len(), 3);
+        let mut steps = lazy.steps.clone();
+        assert_eq!(steps.next(), Some(Step::ReplyAll));
+        assert_eq!(steps.len(), 2);
+        assert_eq!(steps.collect::<Vec<_>>(), sample().steps[1..]);
+    }
+
+    #[test]
+    fn a_padded_varint_inside_the_last_step_is_not_canonical() {
+        let mut cert = sample();
+        cert.steps.push(Step::Outlast { moves: Vec::new() });
+        let bytes = encode(&cert).unwrap();
+        let body = &bytes[HEADER_LEN..bytes.len() - SENTINEL.len()];
+        // The last step is `Outlast` (variant 3) with no moves (0), then the empty metadata
+        // (four zero bytes).
+        let at = body.len() - 5;
+        assert_eq!(body[at - 1..], [3, 0, 0, 0, 0, 0]);
+        let mut padded = body[..at].to_vec();
+        padded.extend_from_slice(&[0x80, 0x00]);
+        padded.extend_from_slice(&body[at + 1..]);
+        assert!(matches!(
+            decode_lazy(&frame(&padded)),
+            Err(FileError::NonCanonical)
+        ));
+        // Trailing bytes are reported before a non-canonical piece, as by `decode`.
+        padded.push(0xff);
+        assert!(matches!(
+            decode(&frame(&padded)),
+            Err(FileError::Trailing(1))
+        ));
+        assert!(decode_lazy(&bytes).is_ok());
     }
 
     #[test]

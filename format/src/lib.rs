@@ -18,4 +18,4 @@ pub use cert::{
     Action, Certificate, Claim, LocalClaim, Meta, Step, Symmetry, MAX_SPARE,
     ONE_PLAYER_EXACT_LIMIT, SEARCH_LIMIT,
 };
-pub use file::{decode, encode, hash_body, FileError, MAGIC, SENTINEL, VERSION};
+pub use file::{decode, decode_lazy, encode, hash_body, FileError, MAGIC, SENTINEL, VERSION};
