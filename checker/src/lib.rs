@@ -56,5 +56,5 @@ pub use parallel::{check_parallel, Progress};
 pub use proof::{
     actions, after, check, check_bytes, check_bytes_with, check_with, live_components,
     outlast_line, part_claims, whole_board, CheckError, CheckFileError, Failure, NoShards,
-    PartClaim, Report, Shards, MAX_DEPTH, MAX_SHARD_DEPTH,
+    PartClaim, Proven, Report, Shards, MAX_DEPTH, MAX_SHARD_DEPTH,
 };

@@ -4,6 +4,7 @@
 //! only chooses which rule applies. Section numbers below refer to `format/SPEC.md`.
 
 use crate::rules;
+use amazons_format::fasthash::Fast;
 use amazons_format::{
     Action, Board, Cell, Certificate, Claim, Color, FileError, LocalClaim, Move, Position, Step,
     Symmetry, MAX_SPARE, ONE_PLAYER_EXACT_LIMIT, SEARCH_LIMIT,
@@ -260,7 +261,7 @@ pub(crate) fn check_here(
         next: 0,
         // Every proven claim has a step of its own, so the set never outgrows the steps;
         // sized up front, it is never rehashed (rehashing was a sixth of the checking).
-        proven: HashSet::with_capacity_and_hasher(cert.steps.len(), Default::default()),
+        proven: Proven::new(cert.root.position.board, cert.steps.len()),
         path: Vec::new(),
         exact: rules::OnePlayer::new(cert.root.position.board),
         search: rules::GameSearch::new(cert.root.position.board),
@@ -306,7 +307,7 @@ struct Checker<'a> {
     /// Index of the next unread step.
     next: usize,
     /// Claims whose whole subtree has been checked (SPEC 4).
-    proven: HashSet<Key, amazons_format::fasthash::Fast>,
+    proven: Proven,
     /// Path from the root to the current claim, for error messages.
     path: Vec<Entry>,
     /// The one-player search, whose memo is kept for the whole check (SPEC 5.4).
@@ -346,21 +347,71 @@ pub(crate) fn error(path: &[Entry], failure: Failure, step: usize, claim: &Claim
     }
 }
 
-/// A claim of the proven set, packed into 256 bits: 2 bits per cell (at most 100), the side
-/// to move, the winner, and the spare plus 128 (|spare| <= 100 is checked before a claim is
-/// proven). One certificate's claims all have its root's board, so two claims of it are
-/// equal exactly when their keys are: the set of keys is the set of claims, in about a third
-/// of the memory (no cell vector per claim).
-type Key = [u64; 4];
-
-fn key(claim: &Claim) -> Key {
-    let mut key = [0u64; 4];
-    for (i, &cell) in claim.position.cells.iter().enumerate().take(100) {
-        key[i / 32] |= (cell as u64) << (2 * (i % 32));
-    }
+/// A claim packed into 256 bits, 2 bits at a time from bit 0: its cells (at most 100), then
+/// the side to move and the winner, then the spare plus 128 (|spare| <= 100 is checked
+/// before a claim is proven or cited) in four pairs of bits. A board of `n` squares uses
+/// the low `2n + 10` bits, so two claims on one board are equal exactly when their keys are.
+pub fn key(claim: &Claim) -> [u64; 4] {
     let (to_move, winner) = (claim.position.to_move as u64, claim.winner as u64);
-    key[3] |= to_move << 8 | winner << 9 | u64::from((claim.spare + 128) as u8) << 10;
+    let spare = u64::from((claim.spare + 128) as u8);
+    let flags = [
+        to_move | winner << 1,
+        spare & 3,
+        spare >> 2 & 3,
+        spare >> 4 & 3,
+        spare >> 6,
+    ];
+    let cells = claim.position.cells.iter().map(|&cell| cell as u64);
+    let mut key = [0u64; 4];
+    for (i, pair) in cells.take(100).chain(flags).enumerate() {
+        key[i / 32] |= pair << (2 * (i % 32));
+    }
     key
+}
+
+/// The low 128 bits of a key: all of it on a board of at most 59 squares (2 * 59 + 10).
+fn narrow(key: [u64; 4]) -> u128 {
+    u128::from(key[0]) | u128::from(key[1]) << 64
+}
+
+/// The claims proven so far in one check (SPEC 4), as their [`key`]s: all of them are on
+/// the root's board, so the set of keys is the set of claims, with no cell vector per
+/// claim. On boards of at most 59 squares the keys are kept [`narrow`]: half the memory.
+pub enum Proven {
+    Narrow(HashSet<u128, Fast>),
+    Wide(HashSet<[u64; 4], Fast>),
+}
+
+impl Proven {
+    /// An empty set for claims on `board`, with room for `capacity` of them.
+    pub fn new(board: Board, capacity: usize) -> Proven {
+        if 2 * board.len() + 10 <= 128 {
+            Proven::Narrow(HashSet::with_capacity_and_hasher(capacity, Fast::default()))
+        } else {
+            Proven::Wide(HashSet::with_capacity_and_hasher(capacity, Fast::default()))
+        }
+    }
+
+    pub fn insert(&mut self, claim: &Claim) {
+        match self {
+            Proven::Narrow(set) => set.insert(narrow(key(claim))),
+            Proven::Wide(set) => set.insert(key(claim)),
+        };
+    }
+
+    pub fn contains(&self, claim: &Claim) -> bool {
+        match self {
+            Proven::Narrow(set) => set.contains(&narrow(key(claim))),
+            Proven::Wide(set) => set.contains(&key(claim)),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Proven::Narrow(set) => set.len(),
+            Proven::Wide(set) => set.len(),
+        }
+    }
 }
 
 /// A `Shard` step of the top-level certificate, to be checked on another thread.
@@ -403,7 +454,7 @@ impl Checker<'_> {
             self.prove(child, depth + 1)?;
             self.path.pop();
         }
-        self.proven.insert(key(&claim));
+        self.proven.insert(&claim);
         Ok(())
     }
 
@@ -483,7 +534,7 @@ impl Checker<'_> {
                     spare: claim.spare,
                     winner: claim.winner,
                 };
-                if !self.proven.contains(&key(&cited)) {
+                if !self.proven.contains(&cited) {
                     return Err(Failure::TranspositionNotProven {
                         symmetry: *symmetry,
                     });

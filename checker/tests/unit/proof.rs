@@ -1,11 +1,12 @@
 //! Proof-rule tests: each rule accepts a hand-built correct use and rejects a wrong one with the right failure.
 
 use amazons_checker::proof::{
-    after, check, check_bytes, CheckError, CheckFileError, Failure, Report,
+    after, check, check_bytes, CheckError, CheckFileError, Failure, Proven, Report,
 };
 use amazons_checker::rules;
 use amazons_format::{
-    encode, Action, Certificate, Claim, Color, LocalClaim, Meta, Move, Position, Step, Symmetry,
+    encode, Action, Board, Cell, Certificate, Claim, Color, LocalClaim, Meta, Move, Position, Step,
+    Symmetry,
 };
 
 const W: Color = Color::White;
@@ -518,6 +519,93 @@ fn transposition_of_an_unproven_claim_is_rejected() {
     let e = err(&root, vec![sum(&[(0, false)]), own]);
     assert!(matches!(e.failure, Failure::TranspositionNotProven { .. }));
     assert_eq!(e.path, ["[part 1, bound 0]"]);
+}
+
+/// A random claim on `board` (spare within the checked range).
+fn random_claim(board: Board, next: &mut impl FnMut() -> u64) -> Claim {
+    let cells = [Cell::Empty, Cell::White, Cell::Black, Cell::Arrow];
+    let color = |bit: u64| if bit == 0 { W } else { B };
+    Claim {
+        position: Position {
+            board,
+            cells: (0..board.len())
+                .map(|_| cells[next() as usize % 4])
+                .collect(),
+            to_move: color(next() % 2),
+        },
+        spare: (next() % 201) as i32 - 100,
+        winner: color(next() % 2),
+    }
+}
+
+#[test]
+fn proven_claims_are_told_apart_exactly_on_narrow_and_wide_boards() {
+    let mut next = crate::xorshift(0x5eed_c1a1);
+    // 7x8 (56 squares) is the largest board of at most 59 squares, 6x10 the smallest above.
+    for (w, h, narrow) in [
+        (1, 1, true),
+        (5, 6, true),
+        (7, 8, true),
+        (6, 10, false),
+        (10, 10, false),
+    ] {
+        let board = Board::new(w, h).expect("board");
+        let fresh = || Proven::new(board, 0);
+        assert_eq!(matches!(fresh(), Proven::Narrow(_)), narrow, "{w}x{h}");
+        // Every claim differing from `base` in one thing: a cell, the side to move, the
+        // winner or the spare (by one, or to either end of its range).
+        let base = random_claim(board, &mut next);
+        let mut others = Vec::new();
+        for sq in 0..board.len() {
+            for cell in [Cell::Empty, Cell::White, Cell::Black, Cell::Arrow] {
+                let mut other = base.clone();
+                other.position.cells[sq] = cell;
+                others.push(other);
+            }
+        }
+        let mut other = base.clone();
+        other.position.to_move = base.position.to_move.opponent();
+        others.push(other);
+        let mut other = base.clone();
+        other.winner = base.winner.opponent();
+        others.push(other);
+        for spare in [base.spare - 1, base.spare + 1, -100, 100] {
+            others.push(Claim {
+                spare: spare.clamp(-100, 100),
+                ..base.clone()
+            });
+        }
+        others.retain(|other| *other != base);
+        assert!(others.len() >= 3 * board.len() + 3, "{w}x{h}");
+        let mut proven = fresh();
+        proven.insert(&base);
+        assert!(
+            proven.contains(&base),
+            "{w}x{h}: the same claim has the same key"
+        );
+        for other in &others {
+            assert!(
+                !proven.contains(other),
+                "{w}x{h}: {other:?} taken for {base:?}"
+            );
+        }
+        // Random claims (on 1x1 many are equal): the set agrees with a set of claims.
+        let (mut proven, mut claims) = (fresh(), std::collections::HashSet::new());
+        for _ in 0..500 {
+            let claim = random_claim(board, &mut next);
+            proven.insert(&claim);
+            claims.insert(claim);
+        }
+        for _ in 0..500 {
+            let claim = random_claim(board, &mut next);
+            assert_eq!(
+                proven.contains(&claim),
+                claims.contains(&claim),
+                "{w}x{h}: {claim:?}"
+            );
+        }
+        assert!(claims.iter().all(|claim| proven.contains(claim)));
+    }
 }
 
 // ---- Checking order, limits, errors ----
