@@ -74,8 +74,10 @@ pub fn check_parallel(
         drop((done_tx, job_rx));
         // Without a worker thread the shards are checked in place.
         let jobs = (started > 0).then_some(job_tx);
-        let Ok(walk) = builder().spawn_scoped(scope, || check_here(cert, shards, 0, jobs)) else {
-            return check_here(cert, shards, 0, None);
+        let walk = || check_here(&cert.root, &mut cert.steps.iter().cloned(), shards, 0, jobs);
+        let Ok(walk) = builder().spawn_scoped(scope, walk) else {
+            let steps = &mut cert.steps.iter().cloned();
+            return check_here(&cert.root, steps, shards, 0, None);
         };
         let (mut done, mut steps, mut count, mut failed) = (0, 0, 0, None::<CheckError>);
         for result in done_rx {

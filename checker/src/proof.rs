@@ -243,10 +243,16 @@ pub fn check_with(cert: &Certificate, shards: &dyn Shards) -> Result<Report, Che
     crate::parallel::check_parallel(cert, shards, 0, &mut |_| {})
 }
 
-/// Checks `cert` at shard depth `shard_depth` (0 for the file given to the checker). With
-/// `jobs`, its `Shard` steps are not checked here but sent there (see [`crate::parallel`]).
+/// The steps of a certificate, taken one at a time in preorder: decoded from a file
+/// ([`amazons_format::file::Steps`]) or from a [`Certificate`] in memory.
+pub type StepSource<'a> = dyn ExactSizeIterator<Item = Step> + Send + 'a;
+
+/// Checks that `steps` prove `root`, at shard depth `shard_depth` (0 for the file given to
+/// the checker). With `jobs`, its `Shard` steps are not checked here but sent there (see
+/// [`crate::parallel`]).
 pub(crate) fn check_here(
-    cert: &Certificate,
+    root: &Claim,
+    steps: &mut StepSource,
     shards: &dyn Shards,
     shard_depth: usize,
     jobs: Option<SyncSender<Job>>,
@@ -257,26 +263,26 @@ pub(crate) fn check_here(
         jobs,
         shard_count: 0,
         shard_steps: 0,
-        steps: &cert.steps,
-        next: 0,
         // Every proven claim has a step of its own, so the set never outgrows the steps;
         // sized up front, it is never rehashed (rehashing was a sixth of the checking).
-        proven: Proven::new(cert.root.position.board, cert.steps.len()),
+        proven: Proven::new(root.position.board, steps.len()),
+        steps,
+        next: 0,
         path: Vec::new(),
-        exact: rules::OnePlayer::new(cert.root.position.board),
-        search: rules::GameSearch::new(cert.root.position.board),
+        exact: rules::OnePlayer::new(root.position.board),
+        search: rules::GameSearch::new(root.position.board),
     };
-    if !cert.root.position.is_valid() {
-        return Err(checker.fail(Failure::InvalidRoot, 0, &cert.root));
+    if !root.position.is_valid() {
+        return Err(checker.fail(Failure::InvalidRoot, 0, root));
     }
-    checker.prove(cert.root.clone(), 0)?;
-    if checker.next < cert.steps.len() {
-        let count = cert.steps.len() - checker.next;
-        return Err(checker.fail(Failure::TrailingSteps { count }, checker.next, &cert.root));
+    checker.prove(root.clone(), 0)?;
+    let count = checker.steps.len();
+    if count > 0 {
+        return Err(checker.fail(Failure::TrailingSteps { count }, checker.next, root));
     }
     Ok(Report {
-        claim: cert.root.describe(),
-        steps: cert.steps.len(),
+        claim: root.describe(),
+        steps: checker.next,
         proven_claims: checker.proven.len(),
         shards: checker.shard_count,
         shard_steps: checker.shard_steps,
@@ -303,8 +309,8 @@ pub(crate) enum Entry {
 }
 
 struct Checker<'a> {
-    steps: &'a [Step],
-    /// Index of the next unread step.
+    /// The steps not read yet, and the index of the next one.
+    steps: &'a mut StepSource<'a>,
     next: usize,
     /// Claims whose whole subtree has been checked (SPEC 4).
     proven: Proven,
@@ -438,12 +444,12 @@ impl Checker<'_> {
             let failure = Failure::SpareOutOfRange { spare: claim.spare };
             return Err(self.fail(failure, here, &claim));
         }
-        let Some(step) = self.steps.get(here) else {
+        let Some(step) = self.steps.next() else {
             return Err(self.fail(Failure::OutOfSteps, here, &claim));
         };
         self.next += 1;
         let children = self
-            .children(step, &claim)
+            .children(&step, &claim)
             .map_err(|failure| self.fail(failure, here, &claim))?;
         for child in children {
             let (entry, child) = match child {
@@ -712,8 +718,8 @@ pub(crate) fn check_shard(
     if amazons_format::hash_body(body) != *hash {
         return Err(unreadable("its body hash is not the cited one".to_string()));
     }
-    let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
-    drop(bytes);
+    // The steps stay encoded in `bytes`, decoded one at a time as the check reads them.
+    let mut cert = amazons_format::decode_lazy(&bytes).map_err(|e| unreadable(e.to_string()))?;
     if cert.root != *claim {
         return Err(Failure::ShardClaimMismatch {
             hash: name.into(),
@@ -726,9 +732,11 @@ pub(crate) fn check_shard(
         #[rustfmt::skip]
         return Ok(Report { claim, steps, proven_claims, shards, shard_steps });
     }
-    check_here(&cert, shards, depth + 1, None).map_err(|e| Failure::ShardWrong {
-        hash: name.into(),
-        detail: Box::new(e),
+    check_here(&cert.root, &mut cert.steps, shards, depth + 1, None).map_err(|e| {
+        Failure::ShardWrong {
+            hash: name.into(),
+            detail: Box::new(e),
+        }
     })
 }
 
