@@ -217,6 +217,13 @@ pub(crate) enum Command {
         /// fewer steps and bytes, more checking time.
         #[arg(long)]
         search: bool,
+        /// Convert part of a sharded result: rewrite leaf shards only until the originals
+        /// changed add up to this many MiB stored, and keep the others as they are (every
+        /// manifest is still rewritten to cite them), so that a large result can be
+        /// converted over several commits. Run again to go on: shards already compact come
+        /// out unchanged.
+        #[arg(long, value_name = "MIB")]
+        limit: Option<u64>,
     },
     /// Remove the shard files of a finished sharded result that its manifest does not
     /// need: those no certificate reachable from DIR/manifest.cert cites (subtasks of

@@ -206,7 +206,7 @@ fn compress_one(file: &Path) -> Result<(u64, u64)> {
 /// and with `--search` subtrees on small positions replaced by `Search` steps.
 /// Progress goes to stderr: the originals' check every 10 s, then a line once they are
 /// checked and every 10 s while files are rewritten.
-pub(crate) fn compact(path: &Path, search: bool) -> Result<ExitCode> {
+pub(crate) fn compact(path: &Path, search: bool, limit: Option<u64>) -> Result<ExitCode> {
     let mut start = std::time::Instant::now();
     let mut last: Option<std::time::Instant> = None;
     let mut progress = |p: &amazons_solver::compact::Progress| {
@@ -237,7 +237,7 @@ pub(crate) fn compact(path: &Path, search: bool) -> Result<ExitCode> {
             secs
         );
     };
-    match amazons_solver::compact::run(path, search, &mut progress) {
+    match amazons_solver::compact::run(path, search, limit.map(|mb| mb << 20), &mut progress) {
         Ok(text) => {
             print!("{text}");
             // A sharded result's manifest.md lists each shard's bytes and hash: new now.

@@ -45,7 +45,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Export(args) => export_cmd::run(&args),
         Command::Index { dir } => certs::index(&dir),
         Command::Compress { paths } => certs::compress(&paths),
-        Command::Compact { path, search } => certs::compact(&path, search),
+        Command::Compact {
+            path,
+            search,
+            limit,
+        } => certs::compact(&path, search, limit),
         Command::Prune {
             dir,
             dry_run,

@@ -219,6 +219,9 @@ pub struct Progress {
     pub stored_total: u64,
     /// Steps of the rewritten files.
     pub steps: usize,
+    /// Shards left as they were because the run's limit was reached (counted in
+    /// `files_done` too).
+    pub kept: usize,
 }
 
 /// Compacts `path`: a certificate file (its shards, if it cites any, are in `shards/` beside
@@ -231,6 +234,14 @@ pub fn compact_path(path: &Path, search: bool) -> Result<Vec<Compacted>, Compact
     rewrite_path(path, &shortest_outlast, search, &mut |_| {})
 }
 
+/// How much of a directory one run rewrites: `None` every file; `Some(n)` leaf shards (those
+/// citing no shard) only until the stored bytes of the originals it changed reach `n`. The
+/// leaf shards after that are kept as they are (checked with the originals); every manifest
+/// is still rewritten, citing the new hashes and the kept ones, so a large result can be
+/// converted over several runs: a later run rewrites the rest, and finds the shards already
+/// compact unchanged.
+pub type Limit = Option<u64>;
+
 /// [`compact_path`] with outlast lists rewritten by `rewrite` (the result must check), and
 /// `progress` told after each file. The originals are checked on all cores. Temporary files
 /// that an interrupted run left (its process gone) are removed first.
@@ -238,6 +249,17 @@ pub fn rewrite_path(
     path: &Path,
     rewrite: Rewrite,
     search: bool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Vec<Compacted>, CompactError> {
+    rewrite_limited(path, rewrite, search, None, progress)
+}
+
+/// [`rewrite_path`] within `limit`.
+pub fn rewrite_limited(
+    path: &Path,
+    rewrite: Rewrite,
+    search: bool,
+    limit: Limit,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<Compacted>, CompactError> {
     let io = |p: &Path| {
@@ -292,6 +314,8 @@ pub fn rewrite_path(
     let mut run = Run {
         rewrite,
         search,
+        limit,
+        changed: 0,
         shard_dir: shard_dir.clone(),
         shard_files,
         progress: total,
@@ -323,9 +347,14 @@ pub fn rewrite_path(
 pub fn run(
     path: &Path,
     search: bool,
+    limit: Limit,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<String, CompactError> {
-    let done = rewrite_path(path, &shortest_outlast, search, progress)?;
+    let mut kept = 0;
+    let done = rewrite_limited(path, &shortest_outlast, search, limit, &mut |p| {
+        kept = p.kept;
+        progress(p)
+    })?;
     let mut out = String::new();
     let mut total = Compacted {
         path: path.into(),
@@ -341,6 +370,11 @@ pub fn run(
     if done.len() > 1 {
         out.push_str(&format!("total ({} files): ", done.len()));
         out.push_str(&line(&total));
+    }
+    if kept > 0 {
+        out.push_str(&format!(
+            "{kept} shards kept as they were (the limit was reached): run again to rewrite them\n"
+        ));
     }
     Ok(out)
 }
@@ -385,6 +419,9 @@ fn shard_files(dir: &Path) -> Result<HashMap<[u8; 32], PathBuf>, CompactError> {
 struct Run<'a> {
     rewrite: Rewrite<'a>,
     search: bool,
+    limit: Limit,
+    /// Stored bytes of the leaf shards this run changed so far.
+    changed: u64,
     shard_dir: PathBuf,
     shard_files: HashMap<[u8; 32], PathBuf>,
     progress: Progress,
@@ -415,6 +452,17 @@ impl Run<'_> {
         let bytes = stored::read(path).map_err(io)?;
         let mut cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
         let body_before = bytes.len() as u64 - 60;
+        let leaf = !cert.steps.iter().any(|s| matches!(s, Step::Shard { .. }));
+        if !top && leaf && self.limit.is_some_and(|l| self.changed >= l) {
+            // Kept as it is: checked with the originals, cited under its own hash.
+            let hash = amazons_format::hash_body(&bytes[52..bytes.len() - 8]);
+            self.rewritten.insert(hash, path.to_path_buf());
+            self.progress.files_done += 1;
+            self.progress.kept += 1;
+            self.progress.stored_done += stored_before;
+            (self.report)(&self.progress);
+            return Ok(hash);
+        }
         drop(bytes);
         if depth > amazons_checker::MAX_SHARD_DEPTH {
             return Err(CompactError::Cycle { path: path.into() });
@@ -472,6 +520,9 @@ impl Run<'_> {
         });
         let mut at = path.to_path_buf();
         if stored != raw {
+            if !top && leaf {
+                self.changed += stored_before;
+            }
             let tmp = write_temp(path, &stored).map_err(io)?;
             at = tmp.clone();
             self.pending.push(Pending {

@@ -5,7 +5,9 @@ use amazons_campaign::shard::{self, Plan};
 use amazons_checker::cli::DirShards;
 use amazons_checker::rules::OnePlayer;
 use amazons_format::{stored, Certificate, Claim, Move, Position, Step};
-use amazons_solver::compact::{compact_path, rewrite_path, shortest_outlast, CompactError};
+use amazons_solver::compact::{
+    compact_path, rewrite_limited, rewrite_path, shortest_outlast, CompactError,
+};
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory for one test.
@@ -236,4 +238,56 @@ fn compacting_with_search_replaces_small_subtrees_and_still_checks() {
         .collect();
     assert_eq!(same, bytes, "idempotent");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_limited_run_converts_part_and_a_second_run_the_rest() {
+    let dir = sharded_4x4("limit");
+    let manifest = dir.join("manifest.cert");
+    let leaves = (files(&dir).iter())
+        .filter(|p| {
+            !read(p)
+                .steps
+                .iter()
+                .any(|s| matches!(s, Step::Shard { .. }))
+        })
+        .count();
+    assert!(leaves >= 3, "{leaves} leaf shards");
+    // The same directory compacted in one run, for comparison.
+    let whole = sharded_4x4("limit-whole");
+    compact_path(&whole, true).expect("compacted in one run");
+    let root_of = |path: &Path| read(path).root;
+    // A limit of one byte: the first leaf shard that changes is rewritten, the rest kept.
+    let mut last = None;
+    rewrite_limited(&dir, &shortest_outlast, true, Some(1), &mut |p| {
+        last = Some(*p)
+    })
+    .expect("compacted in part");
+    let p = last.expect("progress reported");
+    assert_eq!(p.files_done, p.files_total);
+    assert!(p.kept > 0 && p.kept < leaves, "{} of {leaves} kept", p.kept);
+    check_manifest(&manifest);
+    let searches = |d: &Path| {
+        (files(d).iter().flat_map(|p| read(p).steps))
+            .filter(|s| matches!(s, Step::Search))
+            .count()
+    };
+    let (part, full) = (searches(&dir), searches(&whole));
+    assert!(part > 0 && part < full, "{part} of {full} Search steps");
+    // The second run converts the rest: the same files as the one-run compaction.
+    rewrite_limited(&dir, &shortest_outlast, true, None, &mut |p| {
+        last = Some(*p)
+    })
+    .expect("compacted the rest");
+    assert_eq!(last.expect("progress").kept, 0);
+    check_manifest(&manifest);
+    let bytes = |d: &Path| {
+        (files(d).iter())
+            .map(|p| std::fs::read(p).expect("read"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(root_of(&manifest), root_of(&whole.join("manifest.cert")));
+    assert_eq!(bytes(&dir), bytes(&whole), "same bytes as one run");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&whole);
 }
