@@ -2,7 +2,7 @@
 
 use crate::parallel::{check_parallel, Progress};
 use crate::proof::{whole_board, CheckError, Report, Shards};
-use amazons_format::stored;
+use amazons_format::{file, stored};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,11 @@ impl DirShards {
 impl Shards for DirShards {
     fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
         stored::read(self.path(hash)?).ok()
+    }
+
+    fn declared_steps(&self, hash: &[u8; 32]) -> Option<u64> {
+        let prefix = stored::read_prefix(self.path(hash)?, file::PREFIX_LEN).ok()?;
+        file::declared_steps(&prefix)
     }
 }
 

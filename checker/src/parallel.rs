@@ -8,13 +8,14 @@
 //! check succeed, and then every claim in the proven set was proven; shards never see the
 //! walk's proven set. When some check fails, the failure reported is the one at the smallest
 //! step index, which is the one the one-thread check meets first (it stops there), with the
-//! same message. Memory stays bounded: the queue holds at most `threads` shard claims, and
-//! each worker holds one shard at a time.
+//! same message. Memory stays bounded: the queue holds at most `threads` shard claims, each
+//! worker holds one shard at a time, and shards are checked at the same time only while the
+//! steps they declare add up to at most [`STEPS_AT_ONCE`] (a larger one is checked alone).
 
 use crate::proof::{check_here, check_shard, error, CheckError, Job, Report, Shards};
 use amazons_format::{Certificate, Step};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex, PoisonError};
 
 /// How far a parallel check has come, after each shard checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,48 @@ pub struct Progress {
     pub shards_total: usize,
     /// Steps checked so far in those shards (their nested shards included).
     pub steps_done: usize,
+}
+
+/// The most steps that shards checked at the same time may declare in all: a shard's check
+/// holds its file and a proven set that grow with its steps (about 30 bytes per step), so
+/// this keeps two threads under 1 GiB on the published results.
+pub const STEPS_AT_ONCE: u64 = 24_000_000;
+
+/// Steps declared by the shards being checked, which workers wait on before they start one.
+#[derive(Default)]
+struct Gate {
+    steps: Mutex<u64>,
+    freed: Condvar,
+}
+
+impl Gate {
+    /// Waits until a shard of `steps` steps may start (none other running, or room left);
+    /// the steps count until the returned guard is dropped (a panicking check included).
+    fn enter(&self, steps: u64) -> Held<'_> {
+        let mut running = self.steps.lock().unwrap_or_else(PoisonError::into_inner);
+        while *running > 0 && *running + steps > STEPS_AT_ONCE {
+            running = (self.freed.wait(running)).unwrap_or_else(PoisonError::into_inner);
+        }
+        *running += steps;
+        Held { gate: self, steps }
+    }
+}
+
+/// A shard's place at the [`Gate`], given up when dropped.
+struct Held<'a> {
+    gate: &'a Gate,
+    steps: u64,
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        *self
+            .gate
+            .steps
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) -= self.steps;
+        self.gate.freed.notify_all();
+    }
 }
 
 /// Stack size of a checking thread: enough for [`crate::MAX_DEPTH`] levels of recursion in
@@ -47,6 +90,7 @@ pub fn check_parallel(
     // Shared by the workers only: should they all stop (a panic, which the scope passes
     // on), the queue closes and the walk cannot wait on it for ever.
     let (job_rx, first_bad) = (Arc::new(Mutex::new(job_rx)), &first_bad);
+    let gate = &Gate::default();
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::scope(|scope| {
         let builder = || std::thread::Builder::new().stack_size(STACK_BYTES);
@@ -59,8 +103,11 @@ pub fn check_parallel(
                     if job.step > first_bad.load(Ordering::Relaxed) {
                         continue;
                     }
+                    let steps = shards.declared_steps(&job.hash).unwrap_or(0);
+                    let held = gate.enter(steps.min(STEPS_AT_ONCE));
                     let result = check_shard(shards, &job.claim, &job.hash, 0)
                         .map_err(|f| error(&job.path, f, job.step, &job.claim));
+                    drop(held);
                     if result.is_err() {
                         first_bad.fetch_min(job.step, Ordering::Relaxed);
                     }

@@ -134,6 +134,14 @@ pub trait Shards: Sync {
     fn already_checked(&self, _hash: &[u8; 32]) -> bool {
         false
     }
+
+    /// The number of steps the shard whose body hash is `hash` declares, if known without
+    /// reading it whole (`None`: unknown). Only [`crate::check_parallel`] asks, to decide
+    /// which shards are checked at the same time (their memory grows with their steps);
+    /// no verdict depends on it.
+    fn declared_steps(&self, _hash: &[u8; 32]) -> Option<u64> {
+        None
+    }
 }
 
 /// No shards at all: any `Shard` step fails.

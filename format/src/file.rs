@@ -36,6 +36,19 @@ pub fn declared_hash(header: &[u8]) -> Option<[u8; 32]> {
     header.get(HEADER_LEN - 32..HEADER_LEN)?.try_into().ok()
 }
 
+/// Bytes at the start of a certificate file that hold its header, root claim and number of
+/// steps: a root claim takes at most 110 bytes (2 for the board, 101 for up to 100 cells,
+/// 1, 5 and 1 for the side to move, the spare and the winner), the count at most 10.
+pub const PREFIX_LEN: usize = HEADER_LEN + 120;
+
+/// The number of steps a certificate file's body declares (not verified: only
+/// [`decode`] checks it), from at least its first [`PREFIX_LEN`] bytes; `None` if they do
+/// not hold one.
+pub fn declared_steps(prefix: &[u8]) -> Option<u64> {
+    let (_, rest) = postcard::take_from_bytes::<Claim>(prefix.get(HEADER_LEN..)?).ok()?;
+    Some(postcard::take_from_bytes::<u64>(rest).ok()?.0)
+}
+
 /// Why a byte string is not a well-formed certificate file.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
@@ -330,6 +343,22 @@ mod tests {
             Err(FileError::Trailing(1))
         ));
         assert!(decode_lazy(&bytes).is_ok());
+    }
+
+    #[test]
+    fn the_step_count_is_in_the_prefix() {
+        assert_eq!(declared_steps(&encode(&sample()).unwrap()), Some(3));
+        // The largest root claim (110 bytes): 10x10, spare i32::MIN (a 5-byte varint); 300
+        // steps (a 2-byte count).
+        let mut cert = sample();
+        cert.root.position = Position::empty(crate::Board::new(10, 10).unwrap(), Color::White);
+        cert.root.spare = i32::MIN;
+        cert.steps = vec![Step::NoMove; 300];
+        let bytes = encode(&cert).unwrap();
+        assert_eq!(declared_steps(&bytes[..PREFIX_LEN]), Some(300));
+        assert_eq!(declared_steps(&bytes[..HEADER_LEN + 112]), Some(300));
+        assert_eq!(declared_steps(&bytes[..HEADER_LEN + 111]), None);
+        assert_eq!(declared_steps(&bytes[..HEADER_LEN]), None);
     }
 
     #[test]

@@ -111,3 +111,50 @@ fn every_thread_count_gives_the_first_failure_in_checking_order() {
         }
     }
 }
+
+/// Shards that declare `steps` steps each and hold each `get` for a while, counting how many
+/// are fetched at the same time.
+struct Declaring {
+    shards: Memory,
+    steps: u64,
+    active: std::sync::Mutex<(usize, usize)>,
+}
+
+impl Shards for Declaring {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        let lock = || self.active.lock().expect("lock");
+        {
+            let mut a = lock();
+            a.0 += 1;
+            a.1 = a.1.max(a.0);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        lock().0 -= 1;
+        self.shards.get(hash)
+    }
+
+    fn declared_steps(&self, _: &[u8; 32]) -> Option<u64> {
+        Some(self.steps)
+    }
+}
+
+#[test]
+fn shards_declaring_many_steps_are_checked_one_at_a_time() {
+    use amazons_checker::parallel::STEPS_AT_ONCE;
+    for (steps, most) in [(STEPS_AT_ONCE / 2 + 1, 1), (STEPS_AT_ONCE * 4, 1), (1, 4)] {
+        let (cert, shards) = manifest(&[], 0);
+        let alone = check_with(&cert, &shards);
+        let shards = Declaring {
+            shards,
+            steps,
+            active: Default::default(),
+        };
+        let got = check_parallel(&cert, &shards, 4, &mut |_| {});
+        assert_eq!(got, alone, "same verdict");
+        let seen = shards.active.lock().expect("lock").1;
+        assert!(
+            seen >= 1 && seen <= most,
+            "{seen} at once, {steps} steps each"
+        );
+    }
+}
