@@ -10,6 +10,7 @@
 
 use crate::shard::{self, Plan, ShardError};
 use crate::status::Status;
+use amazons_checker::cli::{all_cores, check_file, Verdict};
 use amazons_checker::CheckError;
 use amazons_format::{Certificate, FileError, Move, Step};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,9 @@ pub enum IndexError {
     /// `source`, so that a printed error chain says it once).
     #[error("{path} is unreadable: {error}")]
     Unreadable { path: PathBuf, error: FileError },
+    /// The checker finds the file unreadable (its layout, hash or encoding).
+    #[error("{path} is unreadable: {reason}")]
+    Damaged { path: PathBuf, reason: String },
     /// The checker rejects the certificate.
     #[error("{path} does not check: {error}")]
     Wrong {
@@ -191,13 +195,23 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
             continue;
         };
         let (cert, _, hash) = open(&manifest)?;
-        let shards = amazons_checker::cli::DirShards::scan(&sub.join("shards"));
         let t = Instant::now();
-        let report =
-            amazons_checker::check_with(&cert, &shards).map_err(|e| IndexError::Wrong {
-                path: manifest.clone(),
-                error: Box::new(e),
-            })?;
+        // As `amazons-check` does: the shards on every core, progress on stderr.
+        let report = match check_file(&manifest, all_cores()) {
+            Verdict::Ok(report) => report,
+            Verdict::Wrong(e) => {
+                return Err(IndexError::Wrong {
+                    path: manifest.clone(),
+                    error: Box::new(e),
+                })
+            }
+            Verdict::Unreadable(reason) => {
+                return Err(IndexError::Damaged {
+                    path: manifest.clone(),
+                    reason,
+                })
+            }
+        };
         let check_ms = t.elapsed().as_secs_f64() * 1e3;
         let shard_bytes: u64 = entries(&sub.join("shards"), |_| true)
             .map(|v| v.iter().map(|p| size(p)).sum())

@@ -36,7 +36,16 @@ pub(crate) fn index(dir: &Path) -> Result<ExitCode> {
     let index = match build(dir, &mut |line| println!("{line}")) {
         Ok(index) => index,
         Err(e @ (IndexError::Empty(_) | IndexError::Io { .. })) => return usage(e.to_string()),
-        Err(e) => return Err(e.into()),
+        // As the checker's own exit codes: 2 for a damaged file (a shard's included), 1 for
+        // a wrong proof; nothing is written.
+        Err(e) => {
+            let damaged = match &e {
+                IndexError::Wrong { error, .. } => error.failure.damaged(),
+                _ => true,
+            };
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(if damaged { 2 } else { 1 }));
+        }
     };
     let target = dir.join("index.md");
     write_atomic(&target, index.markdown.as_bytes())?;

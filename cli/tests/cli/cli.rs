@@ -519,6 +519,19 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
         readme.ends_with("<!-- index:end -->\n\nMore text.\n"),
         "{readme}"
     );
+    // A damaged shard of the finished result: exit 2 as `check` gives, nothing rewritten.
+    let victim = shards_in(&dir.join("4x4-sharded"), ".cert").swap_remove(0);
+    let mut bytes = std::fs::read(&victim).expect("read");
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    std::fs::write(&victim, &bytes).expect("write");
+    let out = amazons(&["index", s(&dir)]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("manifest.cert does not check"), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("index.md")).expect("index.md"),
+        index
+    );
 }
 
 /// A temporary directory holding `4x4/`, a finished sharded solve of the 4x4 start (44
