@@ -7,7 +7,7 @@ use crate::out::{print, println};
 use amazons_solver::solvers::SolverKind;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// `amazons testset` subcommands.
@@ -148,8 +148,32 @@ pub(crate) struct Fig13Args {
     db_dir: DbDir,
 }
 
+/// The first board of `boards` whose game file is not in `dir`, as a message that says
+/// where the test set is: checked before any database is built or any game is read.
+fn missing_games(dir: &Path, boards: &[String]) -> Option<String> {
+    let board = boards
+        .iter()
+        .find(|b| !dir.join(amazons_solver::testset::file_name(b)).is_file())?;
+    Some(format!(
+        "{}: no game file for {board} (the test set is the repository's tests/data/selfplay, \
+         which --dir defaults to relative to the current directory: run from the \
+         repository's root, pass --dir, or write one with `amazons testset generate`)",
+        dir.join(amazons_solver::testset::file_name(board))
+            .display()
+    ))
+}
+
 /// Runs an `amazons testset` subcommand.
 pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
+    let games = match &command {
+        TestsetCommand::Generate { .. } => None,
+        TestsetCommand::Fig13(args) => Some((&args.dir, &args.boards)),
+        TestsetCommand::Blockers { dir, boards, .. }
+        | TestsetCommand::Table { dir, boards, .. } => Some((dir, boards)),
+    };
+    if let Some(message) = games.and_then(|(dir, boards)| missing_games(dir, boards)) {
+        return usage(message);
+    }
     match command {
         TestsetCommand::Generate {
             dir,

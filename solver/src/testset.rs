@@ -38,10 +38,12 @@ pub const GENERATOR: &str = "amazons_solver::testset::generate";
 /// Errors of the test-set functions.
 #[derive(Debug, thiserror::Error)]
 pub enum TestsetError {
-    #[error("{path}: {source}")]
+    /// The cause is in the message, not a `source`, so that a printed error chain says
+    /// it once.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error(transparent)]
     Notation(#[from] NotationError),
@@ -63,9 +65,9 @@ pub enum TestsetError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TestsetError + '_ {
-    move |source| TestsetError::Io {
+    move |error| TestsetError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 

@@ -527,7 +527,10 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
     std::fs::write(&victim, &bytes).expect("write");
     let out = amazons(&["index", s(&dir)]);
     assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("manifest.cert does not check"), "{out:?}");
+    assert!(
+        out.stderr.contains("manifest.cert does not check"),
+        "{out:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("index.md")).expect("index.md"),
         index
@@ -772,4 +775,28 @@ fn prune_removes_only_the_shards_the_manifest_does_not_need() {
     let line = assert_usage_error(&["prune", s(&dir)]);
     assert!(line.contains("no manifest"), "{line}");
     assert_usage_error(&["prune", s(&tmp.path("nowhere"))]);
+}
+
+#[test]
+fn testset_without_its_game_files_says_where_they_are_before_building_anything() {
+    let tmp = TempDir::new("cli", "testset");
+    let dir = tmp.path("games");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let db = tmp.path("db");
+    for sub in ["fig13", "table", "blockers"] {
+        let args = [
+            "testset",
+            sub,
+            "--dir",
+            s(&dir),
+            "--boards",
+            "5x5",
+            "--db-dir",
+            s(&db),
+        ];
+        let line = assert_usage_error(&args);
+        assert!(line.contains("no game file for 5x5"), "{line}");
+        assert!(line.contains("tests/data/selfplay"), "{line}");
+        assert!(!db.exists(), "{sub}: no database built");
+    }
 }
