@@ -94,6 +94,10 @@ pub struct Budget {
     /// no `--max-nodes` then); see [`crate::ladder`]. `None`: one solve with
     /// `Options::max_nodes`.
     pub ladder: Option<crate::ladder::Ladder>,
+    /// Write each shard as the solver extracted it, without replacing the subtrees on
+    /// small positions by `Search` steps (SPEC 5.8), as runs publish them: for measuring
+    /// what `amazons compact --search` does.
+    pub as_extracted: bool,
 }
 
 impl Budget {
@@ -506,6 +510,7 @@ pub fn run(
                     let cx = Split::new(dir, &plan.root, &per_thread, &pool)
                         .escalating(budget.escalate)
                         .trying(budget.tries)
+                        .extracted(budget.as_extracted)
                         .climbing(budget.ladder.as_ref(), opts.hash_mib);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)

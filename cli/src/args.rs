@@ -45,7 +45,9 @@ pub(crate) enum Command {
         board: Option<String>,
         #[command(flatten)]
         setup: Setup,
-        /// Certificate file to write (default: a name under the current directory).
+        /// Certificate file to write (default: a name under the current directory). It is
+        /// written compact, as are the shards of --shards: every subtree on a position with
+        /// at most 4 empty squares is one `Search` step (SPEC 5.8; see --as-extracted).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Transposition table size in MiB (bounds the search memory). Default 512; with

@@ -71,6 +71,12 @@ pub(crate) struct Sharding {
     /// but shard bytes and the root hash then depend on the order the tasks ran in.
     #[arg(long, requires = "shards")]
     pub(crate) shared_table: bool,
+    /// Write the certificate (with --shards: every shard) as the solver extracted it,
+    /// without replacing each subtree on a position with at most 4 empty squares by one
+    /// `Search` step (SPEC 5.8): larger, and faster to check; for measuring what `amazons
+    /// compact --search` does.
+    #[arg(long)]
+    pub(crate) as_extracted: bool,
     /// With --shards: solve the tasks most promising first, as ranked by a df-pn of the
     /// split position within --max-nodes (default: the ladder's guess budget, 10M), instead of
     /// in move order; always on without --max-nodes. Without --first-move, the run stops
@@ -224,6 +230,7 @@ pub(crate) fn solve_sharded(
         escalate: sharding.escalate,
         tries: sharding.tries,
         ladder,
+        as_extracted: sharding.as_extracted,
     };
     let (manifest, done) = amazons_campaign::shard::run(&plan, dir, opts, budget, &|p| {
         if !quiet {

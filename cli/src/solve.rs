@@ -41,7 +41,8 @@ pub(crate) fn run(
         return solve_sharded(&position, &sharding, &opts, table, json);
     }
     let opts = search.options(hash.unwrap_or(512), max_nodes, max_steps)?;
-    solve(board, setup, output, &opts, solver, json)
+    let as_extracted = sharding.as_extracted;
+    solve(board, setup, output, &opts, solver, as_extracted, json)
 }
 
 /// A default certificate name: the board and the moves, or a hash of the position.
@@ -68,6 +69,7 @@ fn solve(
     output: Option<PathBuf>,
     opts: &Options,
     solver: amazons_solver::solvers::SolverKind,
+    as_extracted: bool,
     json: bool,
 ) -> Result<ExitCode> {
     let position = setup.position(board.as_deref())?;
@@ -138,6 +140,11 @@ fn solve(
         for line in stats.to_string().lines() {
             say!(json, "  {line}");
         }
+    }
+    // Published compact: small subtrees as `Search` steps (SPEC 5.8).
+    let mut solved = solved;
+    if !as_extracted {
+        amazons_solver::compact::add_search_steps(&mut solved.certificate);
     }
     let bytes = amazons_format::encode(&solved.certificate)?;
     let t = Instant::now();

@@ -162,6 +162,22 @@ fn rewrite_counted(mut cert: Certificate, rewrite: Rewrite, search: bool) -> (Ce
     (cert, counts)
 }
 
+/// `cert` with every largest subtree on a position small enough for the checker's search
+/// (SPEC 5.8) replaced by one `Search` step, its outlast lists as they are: the form in
+/// which the solver publishes (`amazons solve -o` and every shard of a sharded run), so
+/// that a new result needs no `amazons compact --search` pass. Returns the subtrees
+/// replaced.
+pub fn add_search_steps(cert: &mut Certificate) -> u64 {
+    let taken = Certificate {
+        root: cert.root.clone(),
+        steps: std::mem::take(&mut cert.steps),
+        meta: std::mem::take(&mut cert.meta),
+    };
+    let (out, counts) = rewrite_counted(taken, &|_, moves, _| moves.to_vec(), true);
+    *cert = out;
+    counts.searches
+}
+
 /// [`rewrite_certificate`] with every outlast list cut to its shortest accepted prefix.
 pub fn compact_certificate(cert: Certificate) -> (Certificate, u64, u64) {
     rewrite_certificate(cert, &shortest_outlast)

@@ -12,6 +12,7 @@ pub(super) fn solve_position(
     name: &str,
     root: &Position,
     opts: &Options,
+    as_extracted: bool,
 ) -> Result<Done, Attempt> {
     let fail = |reason: String| ShardError::Task {
         task: name.to_string(),
@@ -46,6 +47,10 @@ pub(super) fn solve_position(
     // No wall time inside a shard: the same task always gives the same bytes, so a resumed
     // run reproduces the same manifest and root hash. Times go to manifest.md only.
     solved.certificate.meta.millis = 0;
+    // Published compact: small subtrees as `Search` steps (SPEC 5.8).
+    if !as_extracted {
+        amazons_solver::compact::add_search_steps(&mut solved.certificate);
+    }
     amazons_checker::check(&solved.certificate).map_err(|e| {
         fail(format!(
             "the checker rejected the shard (a solver bug): {e}"
@@ -228,7 +233,7 @@ fn solve_escalated(cx: &Split, position: &Position, name: &str) -> Result<Option
     let log = |outcome: &str| {
         crate::decisions::record(cx.dir, name, "escalated whole solve", &budget, outcome)
     };
-    match solve_position(cx.dir, position, name, cx.root, &opts) {
+    match solve_position(cx.dir, position, name, cx.root, &opts, cx.as_extracted) {
         Ok(done) => {
             log(&format!("{} wins", done.winner));
             remove_nested(cx.dir, name);
@@ -418,6 +423,8 @@ pub(super) struct Split<'a> {
     /// last one working).
     ladder: Option<&'a crate::ladder::Ladder>,
     whole_mib: usize,
+    /// [`Budget::as_extracted`].
+    as_extracted: bool,
 }
 
 impl<'a> Split<'a> {
@@ -436,6 +443,7 @@ impl<'a> Split<'a> {
             tries: 0,
             ladder: None,
             whole_mib: opts.hash_mib,
+            as_extracted: false,
         }
     }
 
@@ -479,7 +487,14 @@ impl<'a> Split<'a> {
     /// thread's share, or the whole run's table when no other thread is working.
     fn solve_whole(&self, position: &Position, name: &str) -> Result<Done, Attempt> {
         let Some(full) = self.ladder else {
-            return solve_position(self.dir, position, name, self.root, self.opts);
+            return solve_position(
+                self.dir,
+                position,
+                name,
+                self.root,
+                self.opts,
+                self.as_extracted,
+            );
         };
         // Rungs this task ran past in earlier runs (decisions.tsv) are not climbed again.
         let passed = crate::decisions::passed_rungs(self.dir, name);
@@ -510,7 +525,14 @@ impl<'a> Split<'a> {
                 hash_mib: rung.table_mib,
                 ..self.opts.clone()
             };
-            solve_position(self.dir, position, name, self.root, &opts)
+            solve_position(
+                self.dir,
+                position,
+                name,
+                self.root,
+                &opts,
+                self.as_extracted,
+            )
         };
         let log = |rung: crate::ladder::Rung, outcome: &Result<Done, Attempt>| {
             let budget = format!(
@@ -554,6 +576,14 @@ impl<'a> Split<'a> {
     /// The same, with [`Budget::tries`] set to `n`.
     pub(super) fn trying(self, n: usize) -> Split<'a> {
         Split { tries: n, ..self }
+    }
+
+    /// The same, writing shards as extracted ([`Budget::as_extracted`]).
+    pub(super) fn extracted(self, as_extracted: bool) -> Split<'a> {
+        Split {
+            as_extracted,
+            ..self
+        }
     }
 }
 

@@ -120,7 +120,7 @@ fn a_task_whose_kept_table_lies_is_solved_again_from_empty_tables() {
         "the poisoned table should break extraction"
     );
     poison();
-    let done = solve_position(&d, &p, "000-poisoned", &p, &opts);
+    let done = solve_position(&d, &p, "000-poisoned", &p, &opts, false);
     let kept = amazons_solver::tt::keeping();
     amazons_solver::tt::keep_entries(false);
     amazons_solver::tt::release_spare();
@@ -227,7 +227,7 @@ fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
     let g = Geometry::new(p.board);
     let child = Pos::from_position(&p).play(winning).to_position(&g);
     let dir = tempdir("verified");
-    let done = solve_position(&dir, &child, "t", &p, &small_table()).expect("solved");
+    let done = solve_position(&dir, &child, "t", &p, &small_table(), false).expect("solved");
     let hex = amazons_solver::db::store::hex(&done.hash);
     let record = std::fs::read_to_string(dir.join(crate::verified::VERIFIED_FILE));
     if !crate::verified::FINGERPRINT.is_empty() {

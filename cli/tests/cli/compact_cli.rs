@@ -16,7 +16,7 @@ fn declared_hash(path: &std::path::Path) -> String {
 #[test]
 fn compacting_a_sharded_result_reports_progress_and_rewrites_manifest_md() {
     let dir = scratch("compact-cli", "4x4");
-    ok(&sharded("4x4", &dir, "--hash 8 -q"));
+    ok(&sharded("4x4", &dir, "--hash 8 -q --as-extracted"));
     let md = |d: &std::path::Path| std::fs::read_to_string(d.join("manifest.md")).expect("md");
     let before = md(&dir);
     let out = ok(&["compact", "--search", s(&dir)]);

@@ -108,12 +108,40 @@ fn compacting_a_solved_4x5_keeps_its_claim_and_shrinks_it() {
 
 /// A fresh directory `tag` holding a sharded 4x4 result (manifest and shards).
 fn sharded_4x4(tag: &str) -> PathBuf {
+    sharded_4x4_as(tag, true)
+}
+
+/// A sharded solve of the 4x4 start, its shards as extracted (no `Search` steps) or as
+/// runs publish them.
+fn sharded_4x4_as(tag: &str, as_extracted: bool) -> PathBuf {
     let dir = fresh_dir(tag);
     let root = Position::start("4x4").expect("4x4");
     let plan = Plan::new(&root, None).expect("plan");
-    let budget = shard::Budget::threads(2);
+    let budget = shard::Budget {
+        as_extracted,
+        ..shard::Budget::threads(2)
+    };
     shard::run(&plan, &dir, &small_options(), budget, &|_| {}).expect("sharded solve");
     dir
+}
+
+#[test]
+fn a_sharded_run_publishes_search_steps_that_compaction_leaves_alone() {
+    let dir = sharded_4x4_as("published", false);
+    let searches = (files(&dir).iter().flat_map(|p| read(p).steps))
+        .filter(|s| matches!(s, Step::Search))
+        .count();
+    assert!(searches > 0, "shards hold Search steps");
+    let bytes = |d: &Path| {
+        (files(d).iter())
+            .map(|p| std::fs::read(p).expect("read"))
+            .collect::<Vec<_>>()
+    };
+    let before = bytes(&dir);
+    let done = compact_path(&dir, true).expect("compacted");
+    assert_eq!(done.iter().map(|c| c.searches).sum::<u64>(), 0);
+    assert_eq!(bytes(&dir), before, "nothing left to compact");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
