@@ -53,6 +53,13 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The bytes of every certificate file of a sharded directory, in [`files`] order.
+fn bytes(dir: &Path) -> Vec<Vec<u8>> {
+    (files(dir).iter())
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect()
+}
+
 /// What a file holds: its root claim, stored size and outlast moves.
 fn survey(path: &Path) -> (Claim, u64, usize) {
     let cert = read(path);
@@ -132,11 +139,6 @@ fn a_sharded_run_publishes_search_steps_that_compaction_leaves_alone() {
         .filter(|s| matches!(s, Step::Search))
         .count();
     assert!(searches > 0, "shards hold Search steps");
-    let bytes = |d: &Path| {
-        (files(d).iter())
-            .map(|p| std::fs::read(p).expect("read"))
-            .collect::<Vec<_>>()
-    };
     let before = bytes(&dir);
     let done = compact_path(&dir, true).expect("compacted");
     assert_eq!(done.iter().map(|c| c.searches).sum::<u64>(), 0);
@@ -309,11 +311,6 @@ fn a_limited_run_converts_part_and_a_second_run_the_rest() {
     .expect("compacted the rest");
     assert_eq!(last.expect("progress").kept, 0);
     check_manifest(&manifest);
-    let bytes = |d: &Path| {
-        (files(d).iter())
-            .map(|p| std::fs::read(p).expect("read"))
-            .collect::<Vec<_>>()
-    };
     assert_eq!(root_of(&manifest), root_of(&whole.join("manifest.cert")));
     assert_eq!(bytes(&dir), bytes(&whole), "same bytes as one run");
     let _ = std::fs::remove_dir_all(&dir);
