@@ -240,17 +240,27 @@ pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
     local
 }
 
-/// The squares of `open` (bit `sq` of a mask) a queen on `from` reaches along the eight rays.
-fn reach(board: Board, from: usize, open: u128) -> Vec<usize> {
-    let mut out = Vec::new();
+/// The squares of `open` (bit `sq` of a mask) a queen on `from` reaches along the eight
+/// rays, as a mask.
+fn reach(board: Board, from: usize, open: u128) -> u128 {
+    let mut out = 0;
     for d in DIRS {
         let mut sq = from;
         while let Some(next) = step(board, sq, d).filter(|&n| open & (1 << n) != 0) {
-            out.push(next);
+            out |= 1 << next;
             sq = next;
         }
     }
     out
+}
+
+/// The squares of a mask, lowest first.
+fn squares(mut mask: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let sq = mask.trailing_zeros() as usize;
+        mask &= mask.wrapping_sub(1);
+        (sq < 128).then_some(sq)
+    })
 }
 
 /// The largest number of moves `color` can make one after another in `pos` while the other
@@ -325,8 +335,8 @@ impl OnePlayer {
         region
     }
 
-    fn reach(&self, from: usize, open: u128) -> Vec<usize> {
-        reach(self.board, from, open)
+    fn reach(&self, from: usize, open: u128) -> impl Iterator<Item = usize> {
+        squares(reach(self.board, from, open))
     }
 
     /// The maximum for one region: every move of every queen, memoized.
@@ -339,7 +349,7 @@ impl OnePlayer {
             return known;
         }
         let mut best = 0;
-        'search: for from in (0..128).filter(|&sq| queens & (1 << sq) != 0) {
+        'search: for from in squares(queens) {
             for to in self.reach(from, empty) {
                 let moved = queens & !(1 << from) | 1 << to;
                 for arrow in self.reach(to, (empty | 1 << from) & !(1 << to)) {
@@ -388,8 +398,10 @@ impl GameSearch {
         if !pos.is_valid() || pos.board.len() > 128 {
             return false;
         }
-        if pos.board != self.board || self.memo.len() > Self::MEMO_CAP {
+        if pos.board != self.board {
             *self = GameSearch::new(pos.board);
+        } else if self.memo.len() > Self::MEMO_CAP {
+            self.memo.clear();
         }
         let mask = |cell: Cell| {
             (0..pos.cells.len())
@@ -401,8 +413,8 @@ impl GameSearch {
         self.wins(white, black, mask(Cell::Empty), white_moves, spare)
     }
 
-    fn reach(&self, from: usize, open: u128) -> Vec<usize> {
-        reach(self.board, from, open)
+    fn reach(&self, from: usize, open: u128) -> impl Iterator<Item = usize> {
+        squares(reach(self.board, from, open))
     }
 
     fn wins(
@@ -423,7 +435,7 @@ impl GameSearch {
             (black, white)
         };
         let mut win = false;
-        'search: for from in (0..128).filter(|&sq| mine & (1 << sq) != 0) {
+        'search: for from in squares(mine) {
             for to in self.reach(from, empty) {
                 let moved = mine & !(1 << from) | 1 << to;
                 let open = (empty | 1 << from) & !(1 << to);
