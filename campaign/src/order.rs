@@ -30,8 +30,15 @@ fn recorded(plan: &Plan, dir: &Path) -> Option<Vec<Move>> {
 /// The tasks' moves, most promising first: recorded in `DIR/order.tsv`, or ranked by a
 /// df-pn of the split position within `--max-nodes` (else the ladder's guess budget, else
 /// [`GUESS_NODES`]) with one thread's share of the table (at most what the budget fills
-/// when the run climbs a ladder), then recorded. Either way a decision is logged.
-pub fn task_order(plan: &Plan, dir: &Path, opts: &Options, budget: &Budget) -> Vec<Move> {
+/// when the run climbs a ladder), then recorded. Either way a decision is logged; `note`
+/// is told before a ranking search starts (it runs with no progress of its own).
+pub fn task_order(
+    plan: &Plan,
+    dir: &Path,
+    opts: &Options,
+    budget: &Budget,
+    note: &dyn Fn(String),
+) -> Vec<Move> {
     let board = plan.root.board;
     let names = |moves: &[Move]| -> String {
         let first: Vec<String> = moves
@@ -49,6 +56,10 @@ pub fn task_order(plan: &Plan, dir: &Path, opts: &Options, budget: &Budget) -> V
     let rank_nodes = (opts.max_nodes)
         .or(budget.ladder.as_ref().map(|l| l.guess_nodes()))
         .unwrap_or(GUESS_NODES);
+    note(format!(
+        "ranking the tasks first: one df-pn of the split position within {} (then {ORDER_FILE})",
+        decisions::nodes(rank_nodes)
+    ));
     // One thread's share of the memory, freed before the workers start.
     let share = (opts.hash_mib / budget.threads.max(1)).max(1);
     let rank_opts = Options {

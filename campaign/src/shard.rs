@@ -423,7 +423,22 @@ pub fn run(
         .iter()
         .any(|t| on_disk(&plan.shard_path(dir, t)).is_none());
     if budget.guess_order && unsolved {
-        let ranked = crate::order::task_order(plan, dir, opts, &budget);
+        // The ranking search prints nothing of its own: say what the run is doing.
+        let note = |last: String| {
+            progress(&Progress {
+                done: 0,
+                total: work.len(),
+                resumed: 0,
+                nodes: 0,
+                searched: 0,
+                elapsed: Duration::ZERO,
+                last,
+                running: Vec::new(),
+                helped: 0,
+                finished: false,
+            })
+        };
+        let ranked = crate::order::task_order(plan, dir, opts, &budget, &note);
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
     tried_last(&mut work, dir);

@@ -360,10 +360,13 @@ fn a_resumed_run_takes_the_recorded_task_order_without_ranking_again() {
     let tmp = TempDir::new("campaign", "order");
     let dir = tmp.path("4x4");
     // A budget too small for some tasks: each run ends with open tasks (exit 1).
-    let args = sharded("4x4", &dir, "-q --hash 8 --max-nodes 400 --guess-order");
+    let args = sharded("4x4", &dir, "--hash 8 --max-nodes 400 --guess-order");
     for run in 0..2 {
         let out = amazons(&args);
         assert_eq!(out.code, 1, "run {run}: {out:?}");
+        // The ranking search prints nothing itself: the run says it is ranking, once.
+        let ranking = out.stderr.matches("ranking the tasks first").count();
+        assert_eq!(ranking, usize::from(run == 0), "run {run}: {}", out.stderr);
     }
     let d = decisions(&dir);
     let orders: Vec<&Vec<String>> = d.iter().filter(|l| l[1] == "task order").collect();
