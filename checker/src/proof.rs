@@ -629,16 +629,13 @@ pub fn outlast_line(
     let winner_to_move = pos.to_move == x_color;
     // The number of X moves needed against the bound `m`.
     let need = |m: u64| (m + y as u64 + u64::from(winner_to_move)).saturating_sub(x as u64);
-    let comps = rules::components(pos.board, &in_r);
-    let empties = |comp: &[usize]| {
-        comp.iter()
-            .filter(|&&sq| pos.cells[sq] == Cell::Empty)
-            .count()
+    let empties = |squares: &mut dyn Iterator<Item = usize>| {
+        squares.filter(|&sq| pos.cells[sq] == Cell::Empty).count()
     };
-    // Completion, against one move per empty square (a bound on every exact maximum): the
-    // line is the same whatever the bound, so stopping at a larger one changes no verdict.
+    // Completion, against one move per empty square of R (a bound on every exact maximum):
+    // the line is the same whatever the bound, so stopping at a larger one changes no verdict.
     let mut line = moves.to_vec();
-    let coarse = need(comps.iter().map(|c| empties(c) as u64).sum());
+    let coarse = need(empties(&mut (0..in_r.len()).filter(|&sq| in_r[sq])) as u64);
     while (line.len() as u64) < coarse {
         let Some(m) = rules::first_move(pos.board, &blocked, x_color, &blocker) else {
             break;
@@ -657,8 +654,8 @@ pub fn outlast_line(
         return Ok(line);
     }
     let mut m_bound: u64 = 0;
-    for comp in &comps {
-        let e = empties(comp);
+    for comp in &rules::components(pos.board, &in_r) {
+        let e = empties(&mut comp.iter().copied());
         m_bound += if e <= ONE_PLAYER_EXACT_LIMIT {
             u64::from(exact.max(&rules::restrict(pos, comp), y_color))
         } else {
