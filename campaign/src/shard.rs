@@ -496,6 +496,7 @@ pub fn run(
                         0
                     },
                     levels: pool.levels(name),
+                    rung: pool.rung(name),
                 })
                 .collect(),
             helped: pool.helped.load(Ordering::Relaxed),

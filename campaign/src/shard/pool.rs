@@ -15,6 +15,8 @@ pub(crate) struct Pool {
     pub(super) helped: AtomicUsize,
     /// Every task of the run has been taken by a thread.
     pub(super) all_taken: std::sync::atomic::AtomicBool,
+    /// The rung each task or subtask is being solved whole on, by name.
+    rungs: Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl Pool {
@@ -22,6 +24,18 @@ impl Pool {
     /// other thread works (the idle ones only wait for subtasks to help with).
     pub(crate) fn alone(&self) -> bool {
         self.all_taken.load(Ordering::SeqCst) && self.active.load(Ordering::SeqCst) <= 1
+    }
+
+    /// Notes that `name` is now solved whole with a budget of `nodes`.
+    pub(super) fn set_rung(&self, name: &str, nodes: u64) {
+        let mut rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
+        rungs.insert(name.to_string(), crate::decisions::nodes(nodes));
+    }
+
+    /// The rung `name` was last solved whole on, if it climbed one.
+    pub(crate) fn rung(&self, name: &str) -> Option<String> {
+        let rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
+        rungs.get(name).cloned()
     }
 
     pub(super) fn lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {

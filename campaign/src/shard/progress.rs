@@ -51,6 +51,8 @@ pub struct Running {
     /// first subtask in flight that is itself split: (subtasks proved, subtasks in the
     /// level). Empty for a task not split (or not split yet).
     pub levels: Vec<(usize, usize)>,
+    /// The ladder rung its whole solve is on (`1G nodes`), if it climbs one.
+    pub rung: Option<String>,
 }
 
 impl Progress {
@@ -99,9 +101,16 @@ impl Progress {
                     0 => String::new(),
                     _ => format!("; subtasks proved per level {}", levels.join(" > ")),
                 };
+                let rung = match &r.rung {
+                    Some(rung) => format!(", on the {rung} rung"),
+                    None => String::new(),
+                };
                 match r.subtasks {
-                    0 => format!("{} ({min:.0} min{levels})", r.name),
-                    n => format!("{} ({min:.0} min, {n} subtask shards{levels})", r.name),
+                    0 => format!("{} ({min:.0} min{rung}{levels})", r.name),
+                    n => format!(
+                        "{} ({min:.0} min{rung}, {n} subtask shards{levels})",
+                        r.name
+                    ),
                 }
             })
             .collect();

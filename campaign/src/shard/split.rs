@@ -520,6 +520,7 @@ impl<'a> Split<'a> {
             }
         };
         let attempt = |rung: crate::ladder::Rung| {
+            self.pool.set_rung(name, rung.nodes);
             let opts = Options {
                 max_nodes: Some(rung.nodes),
                 hash_mib: rung.table_mib,

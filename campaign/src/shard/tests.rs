@@ -193,6 +193,9 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     assert_eq!(pool.levels("u"), vec![(0, 1)]);
     assert!(pool.levels("t.000-a").is_empty());
     assert!(pool.levels("v").is_empty());
+    pool.set_rung("t", 1_000_000_000);
+    assert_eq!(pool.rung("t").as_deref(), Some("1G nodes"));
+    assert_eq!(pool.rung("u"), None);
     pool.close_list(&deeper);
     assert_eq!(pool.levels("t"), vec![(1, 4)]);
     let line = Progress {
@@ -208,6 +211,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
             elapsed: Duration::from_secs(300),
             subtasks: 9,
             levels: vec![(46, 180), (3, 25)],
+            rung: Some("1G nodes".into()),
         }],
         helped: 0,
         finished: false,
@@ -215,7 +219,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     .line();
     assert!(
         line.ends_with(
-            "; running t (5 min, 9 subtask shards; subtasks proved per level 46/180 > 3/25)"
+            "; running t (5 min, on the 1G nodes rung, 9 subtask shards; subtasks proved per level 46/180 > 3/25)"
         ),
         "{line}"
     );

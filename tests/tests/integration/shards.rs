@@ -252,6 +252,7 @@ fn running(name: &str, secs: u64, subtasks: usize) -> shard::Running {
         elapsed: std::time::Duration::from_secs(secs),
         subtasks,
         levels: Vec::new(),
+        rung: None,
     }
 }
 
