@@ -15,7 +15,7 @@ pub(crate) struct Pool {
     pub(super) helped: AtomicUsize,
     /// Every task of the run has been taken by a thread.
     pub(super) all_taken: std::sync::atomic::AtomicBool,
-    /// The rung each task or subtask is being solved whole on, by name.
+    /// The rung each task or subtask is being solved whole on, by name, while it is.
     rungs: Mutex<std::collections::HashMap<String, String>>,
 }
 
@@ -32,7 +32,13 @@ impl Pool {
         rungs.insert(name.to_string(), crate::decisions::nodes(nodes));
     }
 
-    /// The rung `name` was last solved whole on, if it climbed one.
+    /// Notes that `name` is no longer solved whole.
+    pub(super) fn clear_rung(&self, name: &str) {
+        let mut rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
+        rungs.remove(name);
+    }
+
+    /// The rung `name` is being solved whole on, if it is.
     pub(crate) fn rung(&self, name: &str) -> Option<String> {
         let rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
         rungs.get(name).cloned()

@@ -51,7 +51,7 @@ pub struct Running {
     /// first subtask in flight that is itself split: (subtasks proved, subtasks in the
     /// level). Empty for a task not split (or not split yet).
     pub levels: Vec<(usize, usize)>,
-    /// The ladder rung its whole solve is on (`1G nodes`), if it climbs one.
+    /// The ladder rung its whole solve is on (`1G nodes`), while it climbs one.
     pub rung: Option<String>,
 }
 

@@ -560,7 +560,10 @@ impl<'a> Split<'a> {
         };
         let over = |e: &Attempt| matches!(e, Attempt::Budget);
         let halted = amazons_solver::dfpn::aborted;
-        let mut done = ladder.climb(available, attempt, over, halted, log)?;
+        let climbed = ladder.climb(available, attempt, over, halted, log);
+        // Off the ladder: solved, or on to a split, whose progress the levels show.
+        self.pool.clear_rung(name);
+        let mut done = climbed?;
         // The time of every rung, so that times.tsv holds what the task cost.
         done.millis = t.elapsed().as_millis() as u64;
         Ok(done)

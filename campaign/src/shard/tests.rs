@@ -196,6 +196,8 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     pool.set_rung("t", 1_000_000_000);
     assert_eq!(pool.rung("t").as_deref(), Some("1G nodes"));
     assert_eq!(pool.rung("u"), None);
+    pool.clear_rung("t");
+    assert_eq!(pool.rung("t"), None);
     pool.close_list(&deeper);
     assert_eq!(pool.levels("t"), vec![(1, 4)]);
     let line = Progress {
