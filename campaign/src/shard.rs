@@ -346,20 +346,26 @@ impl From<ShardError> for Attempt {
 }
 
 /// The tasks of `plan` still to solve (no shard on disk that checks), in the order a
-/// resumed run takes them: tasks an earlier run split or started and left open last.
+/// resumed run takes them ([`tried_last`]).
 pub fn pending<'p>(plan: &'p Plan, dir: &Path) -> Vec<&'p Task> {
     let mut v: Vec<&Task> = plan
         .unique()
         .filter(|t| existing(&plan.shard_path(dir, t), t).is_none())
         .collect();
-    tried_last(&mut v, dir);
+    tried_last(plan, &mut v, dir);
     v
 }
 
-/// Moves the tasks an earlier run tried and left open (hard ones) behind the others,
-/// keeping the order within each group: tasks it split ([`tried_before`]), and tasks it
-/// started but never finished ([`STARTED_FILE`]).
-fn tried_last(work: &mut [&Task], dir: &Path) {
+/// With a fixed first move, moves the tasks an earlier run tried and left open (hard
+/// ones) behind the others, keeping the order within each group: tasks it split
+/// ([`tried_before`]), and tasks it started but never finished ([`STARTED_FILE`]). Every
+/// reply must be proved, so the easy ones are finished and kept first. Without a fixed
+/// first move one task the side to move wins settles the root, and the ranking names the
+/// likeliest: a task left open keeps its ranked place (4x8's b1-b6xc7, ranked first and
+/// taken past 100M nodes, would otherwise wait behind 223 other first moves), and its
+/// ladder resumes at the rung it reached. Returns the names of the tasks left open by an
+/// earlier run, in the order they now come.
+fn tried_last(plan: &Plan, work: &mut [&Task], dir: &Path) -> Vec<String> {
     let mut tried = tried_before(&dir.join("shards"));
     let finished = recorded_times(dir);
     let started = std::fs::read_to_string(dir.join(STARTED_FILE)).unwrap_or_default();
@@ -369,7 +375,27 @@ fn tried_last(work: &mut [&Task], dir: &Path) {
             .filter(|name| !finished.contains_key(*name))
             .map(str::to_string),
     );
-    work.sort_by_key(|t| tried.contains(&t.name));
+    if plan.first.is_some() {
+        work.sort_by_key(|t| tried.contains(&t.name));
+    }
+    work.iter()
+        .filter(|t| tried.contains(&t.name) && on_disk(&plan.shard_path(dir, t)).is_none())
+        .map(|t| t.name.clone())
+        .collect()
+}
+
+/// Records where the tasks an earlier run left open ([`tried_last`]) go in this run.
+fn record_resume_order(plan: &Plan, dir: &Path, open: &[String]) {
+    if open.is_empty() {
+        return;
+    }
+    let names = open.join(", ");
+    let outcome = if plan.first.is_some() {
+        format!("left open by an earlier run, so last: {names}")
+    } else {
+        format!("left open by an earlier run, kept in ranked order (without a first move one win settles the root): {names}")
+    };
+    crate::decisions::record(dir, "root", "resume order", "-", &outcome);
 }
 
 /// Names of tasks with subtask shards (`NAME.SUB.cert[.zst]`) in the `shards` directory:
@@ -441,7 +467,8 @@ pub fn run(
         let ranked = crate::order::task_order(plan, dir, opts, &budget, &note);
         work.sort_by_key(|t| ranked.iter().position(|&m| m == t.mv));
     }
-    tried_last(&mut work, dir);
+    let open_before = tried_last(plan, &mut work, dir);
+    record_resume_order(plan, dir, &open_before);
     // Tasks with a shard on disk first: they only need checking, so the progress line soon
     // counts them all and its estimate covers only the work left.
     work.sort_by_key(|t| on_disk(&plan.shard_path(dir, t)).is_none());

@@ -84,8 +84,9 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
         /// Only the tasks still to solve (no shard on disk that checks; every shard there
-        /// is checked first), those an earlier run split or started and left open last: to resubmit
-        /// what is left of a batch.
+        /// is checked first), with a first move those an earlier run split or started and
+        /// left open last (without one, a single win settles the root, and they keep their
+        /// place): to resubmit what is left of a batch.
         #[arg(long)]
         pending: bool,
     },

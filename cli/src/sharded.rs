@@ -42,7 +42,8 @@ impl SplitRoot {
 pub(crate) struct Sharding {
     /// Split the root into tasks, one certificate each under DIR/shards/, plus the
     /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept; tasks an earlier
-    /// run split, or started and left unfinished, go last).
+    /// run split, or started and left unfinished, go last with --first-move; without it one
+    /// winning task settles the root, and they keep their ranked place).
     #[arg(long, value_name = "DIR")]
     pub(crate) shards: Option<PathBuf>,
     /// With --shards: fix this first move and make one task per reply.

@@ -739,3 +739,37 @@ fn a_thread_is_alone_once_every_task_is_taken_and_no_other_works() {
     pool.active.store(2, Ordering::SeqCst);
     assert!(!pool.alone(), "another thread works");
 }
+
+#[test]
+fn a_task_left_open_goes_last_with_a_first_move_and_keeps_its_place_without() {
+    let root = Position::start("4x4").expect("4x4");
+    let g = Geometry::new(root.board);
+    let first = Pos::from_position(&root).moves(&g)[0];
+    for fixed in [Some(first), None] {
+        let d = tempdir(if fixed.is_some() { "last-and" } else { "last-or" });
+        let plan = Plan::new(&root, fixed).expect("plan");
+        let names: Vec<String> = plan.unique().map(|t| t.name.clone()).collect();
+        // An earlier run started the first two tasks and finished only the second.
+        std::fs::write(d.join(STARTED_FILE), format!("{}\n{}\n", names[0], names[1]))
+            .expect("started");
+        std::fs::write(d.join(TIMES_FILE), format!("{}\t5\t10\n", names[1])).expect("times");
+        let order: Vec<String> = pending(&plan, &d).iter().map(|t| t.name.clone()).collect();
+        assert_eq!(order.len(), names.len(), "no shard on disk: every task pending");
+        let mut work: Vec<&Task> = plan.unique().collect();
+        let open = tried_last(&plan, &mut work, &d);
+        assert_eq!(open, [names[0].clone()], "only the unfinished start is open");
+        if fixed.is_some() {
+            assert_eq!(order.last(), Some(&names[0]), "every reply is needed: hard one last");
+            assert_eq!(order[0], names[1]);
+        } else {
+            assert_eq!(order, names, "one win settles the root: ranked order kept");
+        }
+        record_resume_order(&plan, &d, &open);
+        let log = std::fs::read_to_string(d.join(crate::decisions::DECISIONS_FILE))
+            .expect("decision recorded");
+        assert!(log.contains("resume order"), "{log}");
+        assert!(log.contains(&names[0]), "{log}");
+        assert_eq!(log.contains("so last"), fixed.is_some(), "{log}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
