@@ -304,18 +304,45 @@ pub fn existing(path: &Path, task: &Task) -> Option<Done> {
     existing_at(path, &task.position)
 }
 
-/// Writes a certificate file atomically, unless a compressed copy with the same content
-/// is already there; a stale compressed copy is removed, so one form remains.
+/// Writes a certificate file atomically, in the form its directory is kept in: compressed
+/// (`PATH.zst`, as `amazons compress` writes it) when the directory or its `shards/`
+/// already holds a `*.cert.zst` file, so that a resumed published campaign adds shards
+/// ready to commit; as it is otherwise. Nothing is written when either form already holds
+/// these bytes; the other form is removed, so one form remains.
 fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
-    let zst = amazons_format::stored::compressed_path(path);
-    if zst.is_file() {
-        if amazons_format::stored::read(&zst).is_ok_and(|old| old == bytes) {
+    use amazons_format::stored;
+    let zst = stored::compressed_path(path);
+    for p in [path, zst.as_path()] {
+        if p.is_file() && stored::read(p).is_ok_and(|old| old == bytes) {
             return Ok(());
         }
-        write_atomic(path, bytes)?;
-        return std::fs::remove_file(&zst).map_err(|e| ShardError::Io(zst, e));
     }
-    write_atomic(path, bytes)
+    let compressed = path.parent().is_some_and(kept_compressed);
+    let (target, other) = if compressed {
+        let packed = stored::compress(bytes).map_err(|e| ShardError::Io(zst.clone(), e))?;
+        write_atomic(&zst, &packed)?;
+        (zst.as_path(), path)
+    } else {
+        write_atomic(path, bytes)?;
+        (path, zst.as_path())
+    };
+    debug_assert_ne!(target, other);
+    if other.is_file() {
+        std::fs::remove_file(other).map_err(|e| ShardError::Io(other.to_path_buf(), e))?;
+    }
+    Ok(())
+}
+
+/// Whether `dir` or `dir/shards` holds a compressed certificate (`*.cert.zst`).
+fn kept_compressed(dir: &Path) -> bool {
+    let holds = |d: &Path| {
+        std::fs::read_dir(d).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".cert.zst"))
+        })
+    };
+    holds(dir) || holds(&dir.join("shards"))
 }
 
 fn existing_at(path: &Path, position: &Position) -> Option<Done> {

@@ -103,7 +103,10 @@ pub fn solve_sharded(
         "resumed": solved.iter().filter(|d| d.resumed).count(),
         "nodes": solved.iter().map(|d| d.nodes).sum::<u64>(),
         "seconds": { "solve": solve_seconds, "check": check_seconds },
-        "manifest": dir.join("manifest.cert").display().to_string(),
+        "manifest": amazons_format::stored::on_disk(&dir.join("manifest.cert"))
+            .unwrap_or_else(|| dir.join("manifest.cert"))
+            .display()
+            .to_string(),
         "shards": report.shards,
         "shard_steps": report.shard_steps,
         "shard_bytes": solved.iter().map(|d| d.bytes).sum::<u64>(),

@@ -263,7 +263,9 @@ pub(crate) fn solve_sharded(
     say!(
         json,
         "manifest: {} ({} shards, {} shard steps, {} shard bytes), root blake3 {}",
-        dir.join("manifest.cert").display(),
+        amazons_format::stored::on_disk(&dir.join("manifest.cert"))
+            .unwrap_or_else(|| dir.join("manifest.cert"))
+            .display(),
         report.shards,
         report.shard_steps,
         solved.iter().map(|d| d.bytes).sum::<u64>(),
@@ -329,7 +331,9 @@ pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
     println!(
         "manifest: {} ({} shards), root blake3 {}",
-        shards.join("manifest.cert").display(),
+        amazons_format::stored::on_disk(&shards.join("manifest.cert"))
+            .unwrap_or_else(|| shards.join("manifest.cert"))
+            .display(),
         report.shards,
         root_hash.to_hex()
     );

@@ -432,7 +432,8 @@ fn idle_threads_take_subtasks_in_order_and_a_decisive_one_settles_the_list() {
 
 /// The first steps of the certificate in shard `name` of `dir`.
 fn first_steps(dir: &Path, name: &str) -> Vec<Step> {
-    let bytes = amazons_format::stored::read(&shard_file(dir, name)).expect("read");
+    let path = on_disk(&shard_file(dir, name)).expect("on disk");
+    let bytes = amazons_format::stored::read(&path).expect("read");
     let cert = amazons_format::decode(&bytes).expect("decode");
     cert.steps.into_iter().take(2).collect()
 }
@@ -678,9 +679,10 @@ fn a_split_whose_guesses_are_all_refuted_is_retried_whole_once_with_the_escalate
             .any(|s| matches!(s, Step::Shard { .. })),
         "one certificate, not a manifest"
     );
+    // (Written compressed: the directory held a compressed shard.)
     assert_eq!(
         shard_names(&dir),
-        vec!["t.cert".to_string(), "t0.cert".to_string()]
+        vec!["t.cert.zst".to_string(), "t0.cert".to_string()]
     );
     assert_eq!(split_lines(&dir, "escalated"), 0);
     let _ = std::fs::remove_dir_all(&dir);
@@ -772,4 +774,39 @@ fn a_task_left_open_goes_last_with_a_first_move_and_keeps_its_place_without() {
         assert_eq!(log.contains("so last"), fixed.is_some(), "{log}");
         let _ = std::fs::remove_dir_all(&d);
     }
+}
+
+#[test]
+fn shards_are_written_compressed_where_the_directory_keeps_them_compressed() {
+    let (p, losing, winning) = black_to_move();
+    let g = Geometry::new(p.board);
+    let after = |m| Pos::from_position(&p).play(m).to_position(&g);
+    let dir = tempdir("stored-form");
+    let shards = dir.join("shards");
+    // A fresh directory: as it is.
+    solve_position(&dir, &after(winning), "a", &p, &small_table(), false).expect("solved");
+    assert!(shards.join("a.cert").is_file());
+    // Compressed as `amazons compress` does: from now on new shards come compressed.
+    let plain = std::fs::read(shards.join("a.cert")).expect("read");
+    let packed = amazons_format::stored::compress(&plain).expect("compress");
+    std::fs::write(shards.join("a.cert.zst"), &packed).expect("write");
+    std::fs::remove_file(shards.join("a.cert")).expect("remove");
+    let done =
+        solve_position(&dir, &after(losing), "b", &p, &small_table(), false).expect("solved");
+    assert!(shards.join("b.cert.zst").is_file(), "written compressed");
+    assert!(!shards.join("b.cert").exists(), "in one form only");
+    assert_eq!(
+        existing_at(&shard_file(&dir, "b"), &after(losing)).map(|d| d.hash),
+        Some(done.hash),
+        "read back from the compressed form"
+    );
+    // The same shard again: the compressed file with these bytes is kept as it is.
+    solve_position(&dir, &after(winning), "a", &p, &small_table(), false).expect("solved");
+    assert_eq!(
+        std::fs::read(shards.join("a.cert.zst")).expect("read"),
+        packed,
+        "kept"
+    );
+    assert!(!shards.join("a.cert").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
