@@ -551,6 +551,7 @@ pub fn run(
                     },
                     levels: pool.levels(name),
                     rung: pool.rung(name),
+                    left: pool.time_left(name),
                 })
                 .collect(),
             helped: pool.helped.load(Ordering::Relaxed),

@@ -94,6 +94,19 @@ impl Pool {
         levels
     }
 
+    /// The time the split of task `name` still needs, estimated from its top level: the
+    /// subtasks not yet proved, each at the mean wall time of those proved in this run (on
+    /// one thread; idle threads that help make it shorter). `None` before one is proved,
+    /// or for a task not split.
+    pub(crate) fn time_left(&self, name: &str) -> Option<Duration> {
+        let open = self.open_lists();
+        let list = open.iter().find(|l| l.parent() == Some(name))?;
+        let (proved, millis, solved_now) = list.pace();
+        let mean = millis.checked_div(solved_now as u64)?;
+        let left = list.items.len().saturating_sub(proved) as u64;
+        Some(Duration::from_millis(mean.saturating_mul(left)))
+    }
+
     /// Claims and proves one subtask of some published list (the newest with one left),
     /// counting this thread as active meanwhile. `false` when there was none.
     pub(super) fn help_once(&self, cx: &Split) -> bool {
@@ -245,6 +258,15 @@ impl SubList {
             .filter(|&i| s.results[i].is_none())
             .collect();
         (proved, in_flight)
+    }
+
+    /// Subtasks proved, and the total wall time and number of those proved in this run
+    /// (not found on disk).
+    fn pace(&self) -> (usize, u64, usize) {
+        let s = self.state();
+        let done: Vec<&Done> = s.results.iter().flatten().flat_map(|r| r.as_ref().ok()).collect();
+        let now: Vec<&&Done> = done.iter().filter(|d| !d.resumed).collect();
+        (done.len(), now.iter().map(|d| d.millis).sum(), now.len())
     }
 
     pub(super) fn wait_a_little(&self) {

@@ -53,6 +53,9 @@ pub struct Running {
     pub levels: Vec<(usize, usize)>,
     /// The ladder rung its whole solve is on (`1G nodes`), while it climbs one.
     pub rung: Option<String>,
+    /// For a split task, the time its top level still needs at the pace of the subtasks
+    /// proved so far in this run ([`Pool::time_left`]).
+    pub left: Option<Duration>,
 }
 
 impl Progress {
@@ -97,9 +100,13 @@ impl Progress {
                     .iter()
                     .map(|(done, all)| format!("{done}/{all}"))
                     .collect();
+                let left = match r.left {
+                    Some(t) => format!(", {} left at this pace", human(t)),
+                    None => String::new(),
+                };
                 let levels = match levels.len() {
                     0 => String::new(),
-                    _ => format!("; subtasks proved per level {}", levels.join(" > ")),
+                    _ => format!("; subtasks proved per level {}{left}", levels.join(" > ")),
                 };
                 let rung = match &r.rung {
                     Some(rung) => format!(", on the {rung} rung"),
@@ -119,6 +126,16 @@ impl Progress {
         } else {
             format!("; running {}", long.join(", "))
         }
+    }
+}
+
+/// A duration as a reader wants it: `about 40 min`, `about 8.5 h`.
+fn human(t: Duration) -> String {
+    let min = t.as_secs_f64() / 60.0;
+    if min < 90.0 {
+        format!("about {:.0} min", min.max(1.0))
+    } else {
+        format!("about {:.1} h", min / 60.0)
     }
 }
 

@@ -190,6 +190,20 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     deeper.claim();
     deeper.put(0, Ok(proved()));
     assert_eq!(pool.levels("t"), vec![(1, 4), (1, 2)]);
+    // One of four top subtasks proved in 1 ms: three left at that pace.
+    assert_eq!(pool.time_left("t"), Some(Duration::from_millis(3)));
+    assert_eq!(pool.time_left("u"), None, "nothing proved yet");
+    assert_eq!(pool.time_left("t.000-a"), None, "not split");
+    // A subtask found on disk counts as proved but sets no pace.
+    top.put(
+        1,
+        Ok(Done {
+            resumed: true,
+            millis: 1_000_000,
+            ..proved()
+        }),
+    );
+    assert_eq!(pool.time_left("t"), Some(Duration::from_millis(2)));
     assert_eq!(pool.levels("u"), vec![(0, 1)]);
     assert!(pool.levels("t.000-a").is_empty());
     assert!(pool.levels("v").is_empty());
@@ -199,7 +213,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     pool.clear_rung("t");
     assert_eq!(pool.rung("t"), None);
     pool.close_list(&deeper);
-    assert_eq!(pool.levels("t"), vec![(1, 4)]);
+    assert_eq!(pool.levels("t"), vec![(2, 4)]);
     let line = Progress {
         done: 0,
         total: 1,
@@ -214,6 +228,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
             subtasks: 9,
             levels: vec![(46, 180), (3, 25)],
             rung: Some("1G nodes".into()),
+            left: Some(Duration::from_secs(8 * 3600 + 1800)),
         }],
         helped: 0,
         finished: false,
@@ -221,7 +236,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     .line();
     assert!(
         line.ends_with(
-            "; running t (5 min, on the 1G nodes rung, 9 subtask shards; subtasks proved per level 46/180 > 3/25)"
+            "; running t (5 min, on the 1G nodes rung, 9 subtask shards; subtasks proved per level 46/180 > 3/25, about 8.5 h left at this pace)"
         ),
         "{line}"
     );

@@ -253,6 +253,7 @@ fn running(name: &str, secs: u64, subtasks: usize) -> shard::Running {
         subtasks,
         levels: Vec::new(),
         rung: None,
+        left: None,
     }
 }
 
