@@ -68,8 +68,10 @@ certificate file, `stored bytes` its size on disk (`*.cert.zst`: zstd-compressed
 |---|---|---|---|---|---|---|---|---|---|---|\n";
 
 const PROGRESS_HEAD: &str = "\n## In progress\n\nSharded solves not finished yet: tasks whose \
-shard is on disk and checks, of all tasks (mirror images excluded), the nodes and hours their \
-solving took (from `times.tsv`), and the hours left at the mean time per task so far (a floor: \
+shard is on disk and checks, of all tasks (mirror images excluded), the nodes their solving \
+took (from `times.tsv`), the hours of search spent so far (from `spent.tsv`: every search, \
+also the rungs, subtasks and rankings of tasks still open; and `times.tsv` for tasks solved \
+before it was kept), and the hours left at the mean time per task so far (a floor: \
 hard tasks tend to come last; `-` when open tasks already ran past a budget, whose cost is \
 unknown).\n\n\
 | directory | root | first move | tasks proved | nodes | hours | hours left |\n\
@@ -189,7 +191,7 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
                 st.done,
                 st.total,
                 st.nodes,
-                st.millis as f64 / 3.6e6,
+                st.spent.max(st.millis) as f64 / 3.6e6,
             ));
             say(format!("{}: {}", sub.display(), st.line()), &mut lines);
             continue;

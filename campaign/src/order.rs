@@ -71,7 +71,9 @@ pub fn task_order(
         progress: false,
         ..opts.clone()
     };
+    let t = std::time::Instant::now();
     let ranked = amazons_solver::rank_moves(&plan.split_position(), &rank_opts);
+    crate::shard::record_spent(dir, "root", t, "rank");
     amazons_solver::tt::release_spare();
     let text: String = ranked.iter().map(|m| m.notation(board) + "\n").collect();
     // Best effort: without the file a resumed run ranks again.

@@ -266,7 +266,9 @@ use pool::*;
 pub use progress::{Done, Progress, Running};
 use progress::{LONG_TASK, REPORT_EVERY};
 use records::*;
-pub use records::{recorded_millis, PLAN_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE};
+pub use records::{
+    record_spent, recorded_millis, PLAN_FILE, SPENT_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE,
+};
 use split::*;
 
 /// The names of the files in `dir/shards`, sorted (none if it cannot be read).

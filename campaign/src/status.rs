@@ -1,6 +1,6 @@
 //! The figures of a campaign in progress, from its directory: tasks done of total, nodes, time spent and time left.
 
-use crate::shard::{on_disk, Plan, STARTED_FILE, TIMES_FILE};
+use crate::shard::{on_disk, Plan, SPENT_FILE, STARTED_FILE, TIMES_FILE};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -16,6 +16,9 @@ pub struct Status {
     pub millis: u64,
     /// Tasks with a time recorded.
     pub timed: usize,
+    /// Milliseconds of every search the campaign recorded ([`spent`]): the tasks solved,
+    /// and also the rungs and subtasks of tasks still open and the rankings.
+    pub spent: u64,
     /// Open tasks that a run already started (listed in `started.tsv`, no shard on disk):
     /// they ran past a budget or were cut off, so the mean time of the tasks solved so far
     /// says nothing about them.
@@ -36,6 +39,34 @@ fn times(dir: &Path) -> HashMap<String, (u64, u64)> {
         out.insert(name.to_string(), (ms, nodes));
     }
     out
+}
+
+/// The search time a campaign directory records: every line of `spent.tsv`, plus the
+/// `times.tsv` time of each task that has no line there under its own name or a subtask's
+/// (solved before runs kept `spent.tsv`), so nothing is counted twice.
+pub fn spent(dir: &Path) -> u64 {
+    let text = std::fs::read_to_string(dir.join(SPENT_FILE)).unwrap_or_default();
+    let mut total = 0u64;
+    let mut names = std::collections::HashSet::new();
+    for line in text.lines() {
+        let mut f = line.split('\t');
+        if let (Some(name), Some(Ok(ms))) = (f.next(), f.next().map(str::parse::<u64>)) {
+            total += ms;
+            // A subtask `TASK.NNN-MOVE...` also covers the tasks above it.
+            let mut at = name;
+            names.insert(at.to_string());
+            while let Some((parent, _)) = at.rsplit_once('.') {
+                names.insert(parent.to_string());
+                at = parent;
+            }
+        }
+    }
+    let earlier: u64 = times(dir)
+        .into_iter()
+        .filter(|(name, _)| !names.contains(name))
+        .map(|(_, (ms, _))| ms)
+        .sum();
+    total + earlier
 }
 
 impl Status {
@@ -78,6 +109,7 @@ impl Status {
             millis,
             timed,
             tried_open,
+            spent: spent(dir),
         }
     }
 
@@ -104,7 +136,7 @@ impl Status {
             self.done,
             self.total,
             self.nodes,
-            hours(self.millis)
+            hours(self.spent.max(self.millis))
         )
     }
 }
@@ -127,6 +159,7 @@ mod tests {
             millis: 3_600_000,
             timed: 2,
             tried_open: 0,
+            spent: 0,
         };
         assert_eq!(s.left_millis(), Some(1_800_000 * 7));
         assert!(s
@@ -141,5 +174,31 @@ mod tests {
         assert!(tried
             .line()
             .ends_with("no estimate (4 open tasks already ran past a budget)"));
+        // Searches that gave no shard count too.
+        let open = Status {
+            spent: 9_000_000,
+            ..s
+        };
+        assert!(open.line().contains(", 2.50 h spent,"), "{}", open.line());
+    }
+
+    #[test]
+    fn spent_time_counts_every_search_once() {
+        let dir = std::env::temp_dir().join(format!("amazons-spent-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        assert_eq!(spent(&dir), 0, "nothing recorded");
+        // Two tasks solved before spent.tsv was kept; one of them is now split.
+        std::fs::write(dir.join(TIMES_FILE), "001-a\t1000\t5\n002-b\t2000\t7\n")
+            .expect("times");
+        assert_eq!(spent(&dir), 3000);
+        std::fs::write(
+            dir.join(SPENT_FILE),
+            "002-b\t50\trank\n002-b.010-c\t400\tsolve\n003-d.001-e.002-f\t7\tsolve\nbad line\n",
+        )
+        .expect("spent");
+        // 001-a from times.tsv; 002-b's own time only through spent.tsv.
+        assert_eq!(spent(&dir), 1000 + 50 + 400 + 7);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -206,7 +206,7 @@ pub(crate) fn solve_sharded(
         &budget_line,
     );
     let status = amazons_campaign::status::Status::on_disk(&plan, dir);
-    if opts.progress && (status.done > 0 || status.timed > 0) {
+    if opts.progress && (status.done > 0 || status.timed > 0 || status.spent > 0) {
         eprintln!(
             "campaign so far: {} (shards on disk, checked as the run resumes them)",
             status.line()

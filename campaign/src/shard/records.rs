@@ -1,4 +1,4 @@
-//! The notes of a sharded run directory: plan.txt, times.tsv, started.tsv and splits.tsv.
+//! The notes of a sharded run directory: plan.txt, times.tsv, spent.tsv, started.tsv and splits.tsv.
 
 use super::*;
 
@@ -9,6 +9,21 @@ pub const PLAN_FILE: &str = "plan.txt";
 /// The file to which every solved task appends `name, milliseconds, nodes` (tab
 /// separated): shards carry no wall time (so their bytes are reproducible), this does.
 pub const TIMES_FILE: &str = "times.tsv";
+
+/// The file to which a run appends every search it makes, finished or not: `name,
+/// milliseconds, what` (`solve`: a whole solve, one rung of the ladder or a subtask;
+/// `rank`: a ranking of moves), tab separated. Unlike [`TIMES_FILE`] it also holds the
+/// work that gave no shard, so that a campaign in progress can say what it has cost.
+pub const SPENT_FILE: &str = "spent.tsv";
+
+/// Appends one search's wall time to `DIR/spent.tsv` (best effort, like the other notes).
+pub fn record_spent(dir: &Path, name: &str, t: Instant, what: &str) {
+    append_line(
+        dir,
+        SPENT_FILE,
+        &format!("{name}\t{}\t{what}", t.elapsed().as_millis()),
+    );
+}
 
 /// The file to which a run appends the name of every task it starts without a shard on
 /// disk. A started task with no line in [`TIMES_FILE`] was left open: over its budget,

@@ -21,6 +21,7 @@ pub(super) fn solve_position(
     let note = format!("shard {name} of {}", root.describe());
     let t = Instant::now();
     let mut outcome = amazons_solver::solve(position, opts, &note);
+    record_spent(dir, name, t, "solve");
     if matches!(
         outcome,
         Err(amazons_solver::SolveError::Emit(
@@ -32,7 +33,9 @@ pub(super) fn solve_position(
         // collision): solve once more from empty tables instead of ending the run. A
         // task that started from empty tables would only repeat the same search.
         amazons_solver::tt::keep_entries(false);
+        let again = Instant::now();
         outcome = amazons_solver::solve(position, opts, &note);
+        record_spent(dir, name, again, "solve");
         amazons_solver::tt::keep_entries(true);
     }
     let mut solved = match outcome {
@@ -118,6 +121,7 @@ pub(super) fn prove_position(
         Some(r) => r,
         None => {
             let (ranked, lean) = amazons_solver::rank_and_lean(position, &guess_opts);
+            record_spent(dir, name, t, "rank");
             // A ranking cut short because the run is over is not recorded.
             if amazons_solver::dfpn::aborted() {
                 return Err(Attempt::Budget);
@@ -206,7 +210,9 @@ fn rerank(
     refuted: &[Move],
     guess_opts: &Options,
 ) -> (Vec<Move>, bool) {
+    let t = Instant::now();
     let (ranked, lean) = amazons_solver::rank_and_lean(position, guess_opts);
+    record_spent(dir, name, t, "rank");
     // A ranking cut short because the run is over is not recorded.
     if !amazons_solver::dfpn::aborted() {
         record_split(dir, name, position, &ranked, lean);
@@ -264,7 +270,9 @@ pub(super) fn reply_order(
         return Some(order);
     }
     let opts = cx.guess_options((cx.guess_nodes() / 4).max(1));
+    let t = Instant::now();
     let ranking = amazons_solver::ranking(after, &opts);
+    record_spent(cx.dir, name, t, "rank");
     if ranking.winner == Some(after.to_move) {
         return None;
     }

@@ -766,17 +766,25 @@ fn a_task_left_open_goes_last_with_a_first_move_and_keeps_its_place_without() {
         let d = tempdir(if fixed.is_some() { "last-and" } else { "last-or" });
         let plan = Plan::new(&root, fixed).expect("plan");
         let names: Vec<String> = plan.unique().map(|t| t.name.clone()).collect();
-        // An earlier run started the first two tasks and finished only the second.
+        // An earlier run started the first two tasks and finished only the second, and
+        // split the third (a subtask shard of it is on disk).
         std::fs::write(d.join(STARTED_FILE), format!("{}\n{}\n", names[0], names[1]))
             .expect("started");
         std::fs::write(d.join(TIMES_FILE), format!("{}\t5\t10\n", names[1])).expect("times");
+        let sub = d.join("shards").join(format!("{}.000-a1-a2xa3.cert", names[2]));
+        std::fs::write(sub, b"partial").expect("subtask file");
         let order: Vec<String> = pending(&plan, &d).iter().map(|t| t.name.clone()).collect();
         assert_eq!(order.len(), names.len(), "no shard on disk: every task pending");
         let mut work: Vec<&Task> = plan.unique().collect();
         let open = tried_last(&plan, &mut work, &d);
-        assert_eq!(open, [names[0].clone()], "only the unfinished start is open");
+        assert_eq!(open.len(), 2, "the unfinished start and the split task: {open:?}");
         if fixed.is_some() {
-            assert_eq!(order.last(), Some(&names[0]), "every reply is needed: hard one last");
+            let n = names.len();
+            assert_eq!(
+                order[n - 2..],
+                [names[0].clone(), names[2].clone()],
+                "every reply is needed: the hard ones last, in order"
+            );
             assert_eq!(order[0], names[1]);
         } else {
             assert_eq!(order, names, "one win settles the root: ranked order kept");
@@ -823,5 +831,10 @@ fn shards_are_written_compressed_where_the_directory_keeps_them_compressed() {
         "kept"
     );
     assert!(!shards.join("a.cert").exists());
+    // Every whole solve's time is kept, for what the campaign has cost so far.
+    let spent = std::fs::read_to_string(dir.join(SPENT_FILE)).expect("spent.tsv");
+    let solves: Vec<&str> = spent.lines().map(|l| l.split('\t').next().unwrap_or("")).collect();
+    assert_eq!(solves, ["a", "b", "a"], "{spent}");
+    assert!(spent.lines().all(|l| l.ends_with("\tsolve")), "{spent}");
     let _ = std::fs::remove_dir_all(&dir);
 }
