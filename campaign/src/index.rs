@@ -68,7 +68,8 @@ certificate file, `stored bytes` its size on disk (`*.cert.zst`: zstd-compressed
 |---|---|---|---|---|---|---|---|---|---|---|\n";
 
 const PROGRESS_HEAD: &str = "\n## In progress\n\nSharded solves not finished yet: tasks whose \
-shard is on disk and checks, of all tasks (mirror images excluded), the nodes their solving \
+shard is on disk and checks, of all tasks (mirror images excluded; with the finished subtask \
+shards of the open tasks split so far), the nodes their solving \
 took (from `times.tsv`), the hours of search spent so far (from `spent.tsv`: every search, \
 also the rungs, subtasks and rankings of tasks still open; and `times.tsv` for tasks solved \
 before it was kept), and the hours left at the mean time per task so far (a floor: \
@@ -185,8 +186,18 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
             let left = st
                 .left_millis()
                 .map_or("-".to_string(), |ms| format!("{:.2}", ms as f64 / 3.6e6));
+            // Open tasks split into subtasks: how far they have got.
+            let subtasks: usize = plan
+                .unique()
+                .filter(|t| amazons_format::stored::on_disk(&plan.shard_path(sub, t)).is_none())
+                .map(|t| shard::subtask_shards(sub, &t.name))
+                .sum();
+            let subtasks = match subtasks {
+                0 => String::new(),
+                n => format!(" (open ones: {n} subtask shards)"),
+            };
             in_progress.push_str(&format!(
-                "| {name}/ | {} | {first} | {} / {} | {} | {:.2} | {left} |\n",
+                "| {name}/ | {} | {first} | {} / {}{subtasks} | {} | {:.2} | {left} |\n",
                 md_cell(&plan.root.describe()),
                 st.done,
                 st.total,

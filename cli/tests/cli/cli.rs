@@ -497,6 +497,22 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
         "-q --hash 8 --max-nodes 400",
     ));
     assert_eq!(partial.code, 1, "{partial:?}");
+    // An open task split by hand: its subtask shard (a copy of another shard) is counted.
+    let decisions =
+        std::fs::read_to_string(dir.join("4x4-partial/decisions.tsv")).expect("decisions");
+    let open_task = decisions
+        .lines()
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f.get(2) == Some(&"task left open"))
+        .and_then(|f| f.get(1).map(|n| n.to_string()))
+        .expect("a task left open");
+    let donor = shards_in(&dir.join("4x4-partial"), ".cert").swap_remove(0);
+    std::fs::copy(
+        &donor,
+        dir.join("4x4-partial/shards")
+            .join(format!("{open_task}.000-a1-a2xa3.cert")),
+    )
+    .expect("subtask shard");
     std::fs::write(
         dir.join("README.md"),
         "# Results\n\n<!-- index:start -->\nold table\n<!-- index:end -->\n\nMore text.\n",
@@ -509,6 +525,10 @@ fn index_lists_certificates_and_sharded_results_and_fills_the_readme_table() {
     assert!(index.contains("## In progress"), "{index}");
     assert!(
         index.contains("| 4x4-partial/ | 4x4 start, White to move | - |"),
+        "{index}"
+    );
+    assert!(
+        index.contains(" (open ones: 1 subtask shards) |"),
         "{index}"
     );
     let readme = std::fs::read_to_string(dir.join("README.md")).expect("readme");
