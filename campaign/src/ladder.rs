@@ -28,6 +28,11 @@ pub const DEFAULT_RUNGS: [u64; 6] = [
 /// guessed wrong.
 pub const GUESS_NODES: u64 = 10_000_000;
 
+/// The budget of the quick pass over a split's subtasks ([`Ladder::quick`]): the 7x4
+/// campaign's replies were mostly proved within 100M nodes each (a few minutes), while one
+/// that was not took its thread up the 1G rung for hours and held up the other 160.
+pub const QUICK_NODES: u64 = 100_000_000;
+
 /// How many levels deep a task the top rung cannot finish is split, when the run has no
 /// `--max-nodes` and no `--split-depth` (5x6's hardest replies needed two to five).
 pub const DEFAULT_SPLIT_DEPTH: usize = 3;
@@ -79,6 +84,14 @@ impl Ladder {
             .copied()
             .find(|&n| n >= GUESS_NODES)
             .unwrap_or(top)
+    }
+
+    /// The budget of a quick pass over a list of subtasks: the largest rung of at most
+    /// [`QUICK_NODES`], when the ladder goes higher (else `None`: one pass is the same).
+    pub fn quick(&self) -> Option<u64> {
+        let top = *self.rungs.last()?;
+        let quick = self.rungs.iter().copied().filter(|&n| n <= QUICK_NODES).max()?;
+        (top > quick).then_some(quick)
     }
 
     /// The ladder without the rungs of at most `passed` nodes (the largest budget a task
@@ -167,6 +180,15 @@ impl Ladder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_pass_takes_the_largest_rung_within_its_budget_below_the_top() {
+        assert_eq!(Ladder::default().quick(), Some(100_000_000));
+        let l = |r: &[u64]| Ladder::new(r.to_vec()).expect("ladder");
+        assert_eq!(l(&[1_000_000, 50_000_000, 2_000_000_000]).quick(), Some(50_000_000));
+        assert_eq!(l(&[1_000_000, 10_000_000]).quick(), None, "nothing above it");
+        assert_eq!(l(&[1_000_000_000]).quick(), None, "no rung within it");
+    }
 
     #[test]
     fn rungs_grow_until_the_table_is_full() {

@@ -98,6 +98,10 @@ pub struct Budget {
     /// small positions by `Search` steps (SPEC 5.8), as runs publish them: for measuring
     /// what `amazons compact --search` does.
     pub as_extracted: bool,
+    /// With a ladder: prove each list of subtasks in two passes, first every subtask whole
+    /// within this many nodes (never split), then the ones over it as usual, so that one
+    /// hard subtask does not hold up the easy ones (see `prove_in_order`). `None`: one pass.
+    pub quick: Option<u64>,
 }
 
 impl Budget {
@@ -584,6 +588,7 @@ pub fn run(
                         .escalating(budget.escalate)
                         .trying(budget.tries)
                         .extracted(budget.as_extracted)
+                        .quick(budget.quick)
                         .climbing(budget.ladder.as_ref(), opts.hash_mib);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)

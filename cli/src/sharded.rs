@@ -230,6 +230,7 @@ pub(crate) fn solve_sharded(
         only: sharding.only.clone(),
         escalate: sharding.escalate,
         tries: sharding.tries,
+        quick: ladder.as_ref().and_then(|l| l.quick()),
         ladder,
         as_extracted: sharding.as_extracted,
     };

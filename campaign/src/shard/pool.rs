@@ -130,6 +130,7 @@ impl Pool {
             outcome: None,
         };
         let (position, name) = &list.items[i];
+        let cx = &cx.capped(list.cap);
         claim.outcome = Some(prove_position(cx, position, name, list.depth));
         self.helped.fetch_add(1, Ordering::Relaxed);
         true
@@ -179,6 +180,8 @@ pub(super) struct SubList {
     depth: usize,
     /// A subtask this colour wins ends the list.
     decisive: Color,
+    /// The budget of the quick pass this list is ([`Split::capped`]), if it is one.
+    cap: Option<u64>,
     state: Mutex<ListState>,
     changed: std::sync::Condvar,
 }
@@ -191,12 +194,18 @@ struct ListState {
 }
 
 impl SubList {
-    pub(super) fn new(items: Vec<(Position, String)>, depth: usize, decisive: Color) -> SubList {
+    pub(super) fn new(
+        items: Vec<(Position, String)>,
+        depth: usize,
+        decisive: Color,
+        cap: Option<u64>,
+    ) -> SubList {
         let results = items.iter().map(|_| None).collect();
         SubList {
             items,
             depth,
             decisive,
+            cap,
             state: Mutex::new(ListState {
                 next: 0,
                 stop: false,

@@ -101,12 +101,19 @@ pub(super) fn prove_position(
     if let Some(done) = crate::safety::resume(dir, &shard_file(dir, name), name, position) {
         return Ok(done);
     }
-    // A task an earlier run split is split again the same way, at once.
+    // A task an earlier run split is split again the same way, at once (in a quick pass,
+    // [`prove_in_order`], it is left for the second pass, as it is not quick).
     let recorded = if depth > 0 {
         recorded_split(dir, name, position)
     } else {
         None
     };
+    if recorded.is_some() && cx.cap.is_some() {
+        return Err(Attempt::Budget);
+    }
+    if cx.cap.is_some() {
+        return cx.solve_whole(position, name);
+    }
     if recorded.is_none() {
         match cx.solve_whole(position, name) {
             // Split, unless the search stopped because the run is over.
@@ -418,6 +425,7 @@ pub(super) fn prove_every_move(
 
 /// What a split needs at every level: where shards go, the root they are part of, the
 /// search options, and the pool through which idle threads help.
+#[derive(Clone, Copy)]
 pub(super) struct Split<'a> {
     dir: &'a Path,
     root: &'a Position,
@@ -433,6 +441,10 @@ pub(super) struct Split<'a> {
     whole_mib: usize,
     /// [`Budget::as_extracted`].
     as_extracted: bool,
+    /// [`Budget::quick`].
+    quick: Option<u64>,
+    /// In a quick pass: the largest budget a task is solved whole with (no split).
+    cap: Option<u64>,
 }
 
 impl<'a> Split<'a> {
@@ -452,7 +464,23 @@ impl<'a> Split<'a> {
             ladder: None,
             whole_mib: opts.hash_mib,
             as_extracted: false,
+            quick: None,
+            cap: None,
         }
+    }
+
+    /// The same, with a quick pass of every subtask list up to `nodes` ([`Budget::quick`]).
+    pub(super) fn quick(self, nodes: Option<u64>) -> Split<'a> {
+        Split {
+            quick: nodes,
+            ..self
+        }
+    }
+
+    /// The same, solving every task whole within `cap` nodes and never splitting (a quick
+    /// pass), or as usual with `None`.
+    pub(super) fn capped(self, cap: Option<u64>) -> Split<'a> {
+        Split { cap, ..self }
     }
 
     /// The same, climbing `ladder` ([`Budget::ladder`]) with at most `whole_mib` of table.
@@ -506,7 +534,18 @@ impl<'a> Split<'a> {
         };
         // Rungs this task ran past in earlier runs (decisions.tsv) are not climbed again.
         let passed = crate::decisions::passed_rungs(self.dir, name);
-        let ladder = &full.above(passed);
+        let mut ladder = full.above(passed);
+        if let Some(cap) = self.cap {
+            // A quick pass climbs only the rungs within its cap; a task already past them
+            // waits for the second pass.
+            ladder.rungs.retain(|&n| n <= cap && n > passed);
+            if ladder.rungs.is_empty() {
+                return Err(Attempt::Budget);
+            }
+        }
+        let ladder = &ladder;
+        // The last rung of a quick pass is not the top: over it, the task goes on later.
+        let capped = self.cap.is_some_and(|cap| full.rungs.iter().any(|&n| n > cap));
         if passed > 0 {
             crate::decisions::record(
                 self.dir,
@@ -514,7 +553,7 @@ impl<'a> Split<'a> {
                 crate::decisions::SOLVE_WHOLE,
                 &crate::decisions::nodes(ladder.rungs[0]),
                 &format!(
-                    "resumed: starts at this rung, past {} of an earlier run",
+                    "starts at this rung, past {} already (an earlier run, or the quick pass)",
                     crate::decisions::nodes(passed)
                 ),
             );
@@ -554,7 +593,7 @@ impl<'a> Split<'a> {
                 Err(Attempt::Budget) if amazons_solver::dfpn::aborted() => {
                     "stopped: the run is over".into()
                 }
-                Err(Attempt::Budget) if rung.top => "over budget at the top rung".into(),
+                Err(Attempt::Budget) if rung.top && !capped => "over budget at the top rung".into(),
                 Err(Attempt::Budget) => crate::decisions::NEXT_RUNG.into(),
                 Err(Attempt::Failed(e)) => format!("failed: {e}"),
             };
@@ -605,12 +644,64 @@ impl<'a> Split<'a> {
 /// won by `decisive` (or fails), no further one is started. Returns each task's outcome,
 /// `None` for tasks never started. Every started task has finished when this returns,
 /// so the caller may remove shards.
+///
+/// With [`Budget::quick`] (and not already in a quick pass), the list is proved in two
+/// passes: first every subtask whole within the quick budget, never split; then the ones
+/// that were over it, as usual (their ladder resumes above the rungs already climbed). A
+/// hard subtask then no longer holds up the easy ones behind it: they are proved (and
+/// kept) first, and a reply that refutes a guess is found sooner.
 fn prove_in_order(
     cx: &Split,
     tasks: &[&Task],
     depth: usize,
     decisive: Color,
 ) -> Vec<Option<Result<Done, Attempt>>> {
+    let (Some(quick), None, Some(_)) = (cx.quick, cx.cap, cx.ladder) else {
+        return prove_list(cx, tasks, depth, decisive, None);
+    };
+    let mut out = prove_list(cx, tasks, depth, decisive, Some(quick));
+    let settled = out.iter().any(|o| match o {
+        Some(Ok(d)) => d.winner == decisive,
+        Some(Err(Attempt::Failed(_))) => true,
+        _ => false,
+    });
+    let hard: Vec<usize> = (0..out.len())
+        .filter(|&i| matches!(out[i], Some(Err(Attempt::Budget))))
+        .collect();
+    if settled || hard.is_empty() || amazons_solver::dfpn::aborted() {
+        return out;
+    }
+    if let Some((parent, _)) = tasks[hard[0]].name.rsplit_once('.') {
+        let names: Vec<&str> = hard.iter().map(|&i| tasks[i].name.as_str()).collect();
+        crate::decisions::record(
+            cx.dir,
+            parent,
+            "quick pass",
+            &crate::decisions::nodes(quick),
+            &format!(
+                "{} of {} subtasks over it, now proved as usual: {}",
+                hard.len(),
+                tasks.len(),
+                names.join(", ")
+            ),
+        );
+    }
+    let later: Vec<&Task> = hard.iter().map(|&i| tasks[i]).collect();
+    for (i, o) in hard.into_iter().zip(prove_list(cx, &later, depth, decisive, None)) {
+        out[i] = o;
+    }
+    out
+}
+
+/// One pass of [`prove_in_order`]: `cap` is the quick pass's budget, if it is one.
+fn prove_list(
+    cx: &Split,
+    tasks: &[&Task],
+    depth: usize,
+    decisive: Color,
+    cap: Option<u64>,
+) -> Vec<Option<Result<Done, Attempt>>> {
+    let cx = &cx.capped(cap);
     let list = std::sync::Arc::new(SubList::new(
         tasks
             .iter()
@@ -618,6 +709,7 @@ fn prove_in_order(
             .collect(),
         depth,
         decisive,
+        cap,
     ));
     cx.pool.open_list(&list);
     cx.pool.publish(&list);

@@ -162,6 +162,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
             names.iter().map(|n| (p.clone(), n.to_string())).collect(),
             1,
             Color::White,
+            None,
         ))
     };
     let proved = || Done {
@@ -417,7 +418,7 @@ fn idle_threads_take_subtasks_in_order_and_a_decisive_one_settles_the_list() {
         (after(losing), "t.2".to_string()),
     ];
     // As in a split of Black's moves: a Black win settles the list.
-    let list = std::sync::Arc::new(SubList::new(items, 0, Color::Black));
+    let list = std::sync::Arc::new(SubList::new(items, 0, Color::Black, None));
     pool.publish(&list);
     // An idle thread takes the first subtask (a White win: the list goes on).
     assert!(pool.help_once(&cx));
@@ -836,5 +837,65 @@ fn shards_are_written_compressed_where_the_directory_keeps_them_compressed() {
     let solves: Vec<&str> = spent.lines().map(|l| l.split('\t').next().unwrap_or("")).collect();
     assert_eq!(solves, ["a", "b", "a"], "{spent}");
     assert!(spent.lines().all(|l| l.ends_with("\tsolve")), "{spent}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_quick_pass_proves_the_easy_replies_before_the_hard_ones() {
+    let (p, _, winning) = black_to_move();
+    let g = Geometry::new(p.board);
+    let after = Pos::from_position(&p).play(winning).to_position(&g);
+    let opts = small_table();
+    // What each White reply costs to refute; the quick budget lies between the extremes.
+    let costs: Vec<u64> = legal_moves(&after)
+        .into_iter()
+        .map(|m| {
+            let child = Pos::from_position(&after).play(m).to_position(&g);
+            let solved = amazons_solver::solve(&child, &opts, "test").expect("solve");
+            solved.certificate.meta.nodes
+        })
+        .collect();
+    let (least, most) = (costs.iter().min().copied(), costs.iter().max().copied());
+    let (Some(least), Some(most)) = (least, most) else {
+        panic!("White has replies");
+    };
+    let quick = most / 2;
+    assert!(least < quick, "some replies are cheap: {costs:?}");
+    let ladder = crate::ladder::Ladder::new(vec![quick, most * 50]).expect("ladder");
+    let dir = tempdir("quick-pass");
+    let pool = Pool::default();
+    let cx = Split::new(&dir, &p, &opts, &pool)
+        .climbing(Some(&ladder), opts.hash_mib)
+        .quick(Some(quick));
+    let (_, done) = prove_guess(&cx, &p, winning, "t", 1)
+        .expect("no failure")
+        .expect("the guess holds");
+    assert!(done.iter().all(|d| d.winner == Color::Black));
+    let log = std::fs::read_to_string(dir.join(crate::decisions::DECISIONS_FILE))
+        .expect("decisions");
+    let lines: Vec<Vec<&str>> = log.lines().map(|l| l.split('\t').collect()).collect();
+    let at = lines
+        .iter()
+        .position(|f| f[1] == "t" && f[2] == "quick pass")
+        .expect("a quick pass left some replies for later");
+    let hard: Vec<&str> = lines[at][4]
+        .split_once(": ")
+        .expect("names")
+        .1
+        .split(", ")
+        .collect();
+    assert!(!hard.is_empty() && hard.len() < costs.len(), "{hard:?}");
+    for (i, f) in lines.iter().enumerate() {
+        if f[2] != crate::decisions::SOLVE_WHOLE || !f[1].starts_with("t.") {
+            continue;
+        }
+        if hard.contains(&f[1]) {
+            // A hard reply climbs past the quick budget only after the quick pass.
+            let big = f[3].starts_with(&crate::decisions::nodes(most * 50));
+            assert_eq!(big, i > at, "{}", lines[i].join(" "));
+        } else {
+            assert!(i < at, "an easy reply is proved in the quick pass: {}", f.join(" "));
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
