@@ -553,7 +553,7 @@ impl<'a> Split<'a> {
                 crate::decisions::SOLVE_WHOLE,
                 &crate::decisions::nodes(ladder.rungs[0]),
                 &format!(
-                    "starts at this rung, past {} already (an earlier run, or the quick pass)",
+                    "resumed: starts at this rung, past {} already (in an earlier run, or a quick pass)",
                     crate::decisions::nodes(passed)
                 ),
             );
