@@ -78,7 +78,7 @@ impl Pool {
         let mut parent = name.to_string();
         while let Some(list) = open.iter().find(|l| l.parent() == Some(parent.as_str())) {
             let (proved, in_flight) = list.counts();
-            levels.push((proved, list.items.len()));
+            levels.push((proved + list.earlier, list.items.len() + list.earlier));
             // Descend into the first subtask in flight with an open list of its own.
             let next = in_flight.into_iter().find_map(|i| {
                 let child = &list.items[i].1;
@@ -182,6 +182,9 @@ pub(super) struct SubList {
     decisive: Color,
     /// The budget of the quick pass this list is ([`Split::capped`]), if it is one.
     cap: Option<u64>,
+    /// Subtasks of the same split proved before this list (in its quick pass): counted
+    /// in the progress line, so that it shows the whole split.
+    pub(super) earlier: usize,
     state: Mutex<ListState>,
     changed: std::sync::Condvar,
 }
@@ -206,6 +209,7 @@ impl SubList {
             depth,
             decisive,
             cap,
+            earlier: 0,
             state: Mutex::new(ListState {
                 next: 0,
                 stop: false,

@@ -657,9 +657,9 @@ fn prove_in_order(
     decisive: Color,
 ) -> Vec<Option<Result<Done, Attempt>>> {
     let (Some(quick), None, Some(_)) = (cx.quick, cx.cap, cx.ladder) else {
-        return prove_list(cx, tasks, depth, decisive, None);
+        return prove_list(cx, tasks, depth, decisive, None, 0);
     };
-    let mut out = prove_list(cx, tasks, depth, decisive, Some(quick));
+    let mut out = prove_list(cx, tasks, depth, decisive, Some(quick), 0);
     let settled = out.iter().any(|o| match o {
         Some(Ok(d)) => d.winner == decisive,
         Some(Err(Attempt::Failed(_))) => true,
@@ -687,22 +687,28 @@ fn prove_in_order(
         );
     }
     let later: Vec<&Task> = hard.iter().map(|&i| tasks[i]).collect();
-    for (i, o) in hard.into_iter().zip(prove_list(cx, &later, depth, decisive, None)) {
+    let earlier = tasks.len() - later.len();
+    for (i, o) in hard
+        .into_iter()
+        .zip(prove_list(cx, &later, depth, decisive, None, earlier))
+    {
         out[i] = o;
     }
     out
 }
 
-/// One pass of [`prove_in_order`]: `cap` is the quick pass's budget, if it is one.
+/// One pass of [`prove_in_order`]: `cap` is the quick pass's budget, if it is one;
+/// `earlier` subtasks of the same split were proved before it (for the progress line).
 fn prove_list(
     cx: &Split,
     tasks: &[&Task],
     depth: usize,
     decisive: Color,
     cap: Option<u64>,
+    earlier: usize,
 ) -> Vec<Option<Result<Done, Attempt>>> {
     let cx = &cx.capped(cap);
-    let list = std::sync::Arc::new(SubList::new(
+    let mut list = SubList::new(
         tasks
             .iter()
             .map(|t| (t.position.clone(), t.name.clone()))
@@ -710,7 +716,9 @@ fn prove_list(
         depth,
         decisive,
         cap,
-    ));
+    );
+    list.earlier = earlier;
+    let list = std::sync::Arc::new(list);
     cx.pool.open_list(&list);
     cx.pool.publish(&list);
     while let Some(i) = list.claim() {

@@ -215,6 +215,11 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     assert_eq!(pool.rung("t"), None);
     pool.close_list(&deeper);
     assert_eq!(pool.levels("t"), vec![(2, 4)]);
+    // A second pass over the split's hard subtasks counts those proved in the first.
+    let mut second = SubList::new(vec![(p.clone(), "w.007-q".to_string())], 1, Color::White, None);
+    second.earlier = 5;
+    pool.open_list(&std::sync::Arc::new(second));
+    assert_eq!(pool.levels("w"), vec![(5, 6)]);
     let line = Progress {
         done: 0,
         total: 1,
