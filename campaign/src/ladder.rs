@@ -90,7 +90,12 @@ impl Ladder {
     /// [`QUICK_NODES`], when the ladder goes higher (else `None`: one pass is the same).
     pub fn quick(&self) -> Option<u64> {
         let top = *self.rungs.last()?;
-        let quick = self.rungs.iter().copied().filter(|&n| n <= QUICK_NODES).max()?;
+        let quick = self
+            .rungs
+            .iter()
+            .copied()
+            .filter(|&n| n <= QUICK_NODES)
+            .max()?;
         (top > quick).then_some(quick)
     }
 
@@ -185,8 +190,15 @@ mod tests {
     fn the_quick_pass_takes_the_largest_rung_within_its_budget_below_the_top() {
         assert_eq!(Ladder::default().quick(), Some(100_000_000));
         let l = |r: &[u64]| Ladder::new(r.to_vec()).expect("ladder");
-        assert_eq!(l(&[1_000_000, 50_000_000, 2_000_000_000]).quick(), Some(50_000_000));
-        assert_eq!(l(&[1_000_000, 10_000_000]).quick(), None, "nothing above it");
+        assert_eq!(
+            l(&[1_000_000, 50_000_000, 2_000_000_000]).quick(),
+            Some(50_000_000)
+        );
+        assert_eq!(
+            l(&[1_000_000, 10_000_000]).quick(),
+            None,
+            "nothing above it"
+        );
         assert_eq!(l(&[1_000_000_000]).quick(), None, "no rung within it");
     }
 

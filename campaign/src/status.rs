@@ -189,8 +189,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         assert_eq!(spent(&dir), 0, "nothing recorded");
         // Two tasks solved before spent.tsv was kept; one of them is now split.
-        std::fs::write(dir.join(TIMES_FILE), "001-a\t1000\t5\n002-b\t2000\t7\n")
-            .expect("times");
+        std::fs::write(dir.join(TIMES_FILE), "001-a\t1000\t5\n002-b\t2000\t7\n").expect("times");
         assert_eq!(spent(&dir), 3000);
         std::fs::write(
             dir.join(SPENT_FILE),

@@ -277,7 +277,12 @@ impl SubList {
     /// (not found on disk).
     fn pace(&self) -> (usize, u64, usize) {
         let s = self.state();
-        let done: Vec<&Done> = s.results.iter().flatten().flat_map(|r| r.as_ref().ok()).collect();
+        let done: Vec<&Done> = s
+            .results
+            .iter()
+            .flatten()
+            .flat_map(|r| r.as_ref().ok())
+            .collect();
         let now: Vec<&&Done> = done.iter().filter(|d| !d.resumed).collect();
         (done.len(), now.iter().map(|d| d.millis).sum(), now.len())
     }

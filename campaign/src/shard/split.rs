@@ -545,7 +545,9 @@ impl<'a> Split<'a> {
         }
         let ladder = &ladder;
         // The last rung of a quick pass is not the top: over it, the task goes on later.
-        let capped = self.cap.is_some_and(|cap| full.rungs.iter().any(|&n| n > cap));
+        let capped = self
+            .cap
+            .is_some_and(|cap| full.rungs.iter().any(|&n| n > cap));
         if passed > 0 {
             crate::decisions::record(
                 self.dir,

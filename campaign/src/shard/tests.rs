@@ -216,7 +216,12 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     pool.close_list(&deeper);
     assert_eq!(pool.levels("t"), vec![(2, 4)]);
     // A second pass over the split's hard subtasks counts those proved in the first.
-    let mut second = SubList::new(vec![(p.clone(), "w.007-q".to_string())], 1, Color::White, None);
+    let mut second = SubList::new(
+        vec![(p.clone(), "w.007-q".to_string())],
+        1,
+        Color::White,
+        None,
+    );
     second.earlier = 5;
     pool.open_list(&std::sync::Arc::new(second));
     assert_eq!(pool.levels("w"), vec![(5, 6)]);
@@ -769,21 +774,38 @@ fn a_task_left_open_goes_last_with_a_first_move_and_keeps_its_place_without() {
     let g = Geometry::new(root.board);
     let first = Pos::from_position(&root).moves(&g)[0];
     for fixed in [Some(first), None] {
-        let d = tempdir(if fixed.is_some() { "last-and" } else { "last-or" });
+        let d = tempdir(if fixed.is_some() {
+            "last-and"
+        } else {
+            "last-or"
+        });
         let plan = Plan::new(&root, fixed).expect("plan");
         let names: Vec<String> = plan.unique().map(|t| t.name.clone()).collect();
         // An earlier run started the first two tasks and finished only the second, and
         // split the third (a subtask shard of it is on disk).
-        std::fs::write(d.join(STARTED_FILE), format!("{}\n{}\n", names[0], names[1]))
-            .expect("started");
+        std::fs::write(
+            d.join(STARTED_FILE),
+            format!("{}\n{}\n", names[0], names[1]),
+        )
+        .expect("started");
         std::fs::write(d.join(TIMES_FILE), format!("{}\t5\t10\n", names[1])).expect("times");
-        let sub = d.join("shards").join(format!("{}.000-a1-a2xa3.cert", names[2]));
+        let sub = d
+            .join("shards")
+            .join(format!("{}.000-a1-a2xa3.cert", names[2]));
         std::fs::write(sub, b"partial").expect("subtask file");
         let order: Vec<String> = pending(&plan, &d).iter().map(|t| t.name.clone()).collect();
-        assert_eq!(order.len(), names.len(), "no shard on disk: every task pending");
+        assert_eq!(
+            order.len(),
+            names.len(),
+            "no shard on disk: every task pending"
+        );
         let mut work: Vec<&Task> = plan.unique().collect();
         let open = tried_last(&plan, &mut work, &d);
-        assert_eq!(open.len(), 2, "the unfinished start and the split task: {open:?}");
+        assert_eq!(
+            open.len(),
+            2,
+            "the unfinished start and the split task: {open:?}"
+        );
         if fixed.is_some() {
             let n = names.len();
             assert_eq!(
@@ -839,7 +861,10 @@ fn shards_are_written_compressed_where_the_directory_keeps_them_compressed() {
     assert!(!shards.join("a.cert").exists());
     // Every whole solve's time is kept, for what the campaign has cost so far.
     let spent = std::fs::read_to_string(dir.join(SPENT_FILE)).expect("spent.tsv");
-    let solves: Vec<&str> = spent.lines().map(|l| l.split('\t').next().unwrap_or("")).collect();
+    let solves: Vec<&str> = spent
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or(""))
+        .collect();
     assert_eq!(solves, ["a", "b", "a"], "{spent}");
     assert!(spent.lines().all(|l| l.ends_with("\tsolve")), "{spent}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -876,8 +901,8 @@ fn a_quick_pass_proves_the_easy_replies_before_the_hard_ones() {
         .expect("no failure")
         .expect("the guess holds");
     assert!(done.iter().all(|d| d.winner == Color::Black));
-    let log = std::fs::read_to_string(dir.join(crate::decisions::DECISIONS_FILE))
-        .expect("decisions");
+    let log =
+        std::fs::read_to_string(dir.join(crate::decisions::DECISIONS_FILE)).expect("decisions");
     let lines: Vec<Vec<&str>> = log.lines().map(|l| l.split('\t').collect()).collect();
     let at = lines
         .iter()
@@ -899,7 +924,11 @@ fn a_quick_pass_proves_the_easy_replies_before_the_hard_ones() {
             let big = f[3].starts_with(&crate::decisions::nodes(most * 50));
             assert_eq!(big, i > at, "{}", lines[i].join(" "));
         } else {
-            assert!(i < at, "an easy reply is proved in the quick pass: {}", f.join(" "));
+            assert!(
+                i < at,
+                "an easy reply is proved in the quick pass: {}",
+                f.join(" ")
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
