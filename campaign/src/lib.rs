@@ -7,7 +7,8 @@
 //! growing budgets before it is split, [`order`] ranks the tasks once for all runs,
 //! [`decisions`] records every such choice in `DIR/decisions.tsv`, [`safety`] refuses a
 //! directory of another plan and moves damaged shards aside, and [`status`] gives the
-//! figures of a campaign in progress. [`index`] checks a directory of results and
+//! figures of a campaign in progress, and [`sample`] measures a campaign's difficulty
+//! on a seeded sample of its tasks before it starts. [`index`] checks a directory of results and
 //! campaigns into the tables of `index.md`. [`verified`] remembers the shards already checked,
 //! and [`prune`] finds the shards a finished manifest does not need.
 
@@ -18,6 +19,7 @@ pub mod memory;
 pub mod order;
 pub mod prune;
 pub mod safety;
+pub mod sample;
 pub mod shard;
 pub mod status;
 pub mod verified;

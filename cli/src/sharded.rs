@@ -341,3 +341,54 @@ pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
     println!("verified: {}", report.claim);
     Ok(ExitCode::SUCCESS)
 }
+
+/// What `amazons sample` was asked.
+pub(crate) struct SampleArgs {
+    pub(crate) board: Option<String>,
+    pub(crate) setup: Setup,
+    pub(crate) first_move: Option<String>,
+    pub(crate) tasks: usize,
+    pub(crate) seed: u64,
+    pub(crate) max_nodes: u64,
+    pub(crate) hash: usize,
+    pub(crate) search: crate::args::SearchFlags,
+}
+
+/// `amazons sample`: a seeded sample of a campaign's tasks, each solved within a budget.
+pub(crate) fn sample(a: SampleArgs) -> Result<ExitCode> {
+    if a.tasks == 0 || a.max_nodes == 0 {
+        return usage("--tasks and --max-nodes must be at least 1");
+    }
+    let position = a.setup.position(a.board.as_deref())?;
+    let first = parse_first(&position, &a.first_move)?;
+    let plan = plan(&position, first)?;
+    let opts = a.search.options(a.hash, Some(a.max_nodes), None)?;
+    let total = plan.unique().count();
+    let tasks = amazons_campaign::sample::pick(&plan, a.tasks, a.seed);
+    eprintln!(
+        "sampling {} of {total} tasks (seed {}), each within {} and a {} MiB table",
+        tasks.len(),
+        a.seed,
+        amazons_campaign::decisions::nodes(a.max_nodes),
+        a.hash
+    );
+    let mut done = 0;
+    let sampled = amazons_campaign::sample::sample(&tasks, &opts, &mut |s| {
+        done += 1;
+        let what = match s.solved {
+            Some((winner, nodes)) => format!("{winner} wins, {nodes} nodes"),
+            None => format!("over {}", amazons_campaign::decisions::nodes(a.max_nodes)),
+        };
+        println!(
+            "{}: {what}, {:.1} s ({done}/{})",
+            s.name,
+            s.millis as f64 / 1e3,
+            tasks.len()
+        );
+    });
+    println!(
+        "{}",
+        amazons_campaign::sample::summary(&sampled, a.max_nodes, total)
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -426,3 +426,68 @@ fn a_resumed_run_skips_passed_rungs_and_resolves_a_shard_missing_a_subtask() {
     let check = ok(&["check", s(&manifest)]);
     assert!(check.stdout.contains("verified: Black wins"), "{check:?}");
 }
+
+#[test]
+fn sample_solves_a_seeded_sample_of_the_tasks_within_the_budget() {
+    let args = [
+        "sample",
+        "4x4",
+        "--first-move",
+        "b1-b2xb3",
+        "--tasks",
+        "3",
+        "--hash",
+        "8",
+    ];
+    let out = ok(&args);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{out:?}");
+    for (i, l) in lines[..3].iter().enumerate() {
+        assert!(l.ends_with(&format!("({}/3)", i + 1)), "{l}");
+        assert!(l.contains(" wins, "), "solved within 10M nodes: {l}");
+    }
+    assert!(
+        out.last_line()
+            .starts_with("sample: 3 of 3 tasks solved within 10M nodes (100%)"),
+        "{out:?}"
+    );
+    assert_eq!(
+        ok(&args).stdout,
+        out.stdout,
+        "the same seed, the same tasks"
+    );
+    let other = ok(&[
+        "sample",
+        "4x4",
+        "--first-move",
+        "b1-b2xb3",
+        "--tasks",
+        "3",
+        "--hash",
+        "8",
+        "--seed",
+        "9",
+    ]);
+    assert_ne!(other.stdout.lines().next(), out.stdout.lines().next());
+    // A budget too small for any task: each is reported open, and counted at the budget.
+    let tiny = ok(&[
+        "sample",
+        "4x4",
+        "--tasks",
+        "2",
+        "--max-nodes",
+        "1",
+        "--hash",
+        "8",
+    ]);
+    assert!(tiny.stdout.contains(": over 1 nodes, "), "{tiny:?}");
+    assert!(
+        tiny.last_line().starts_with("sample: 0 of 2 tasks"),
+        "{tiny:?}"
+    );
+    assert_eq!(amazons(&["sample", "4x4", "--tasks", "0"]).code, 2);
+    assert_eq!(
+        amazons(&["sample", "4x4", "--first-move", "a1-a1xa1"]).code,
+        2
+    );
+}
