@@ -362,7 +362,11 @@ pub(crate) fn sample(a: SampleArgs) -> Result<ExitCode> {
     let position = a.setup.position(a.board.as_deref())?;
     let first = parse_first(&position, &a.first_move)?;
     let plan = plan(&position, first)?;
-    let opts = a.search.options(a.hash, Some(a.max_nodes), None)?;
+    // One line per task, not the solver's own progress lines.
+    let opts = Options {
+        progress: false,
+        ..a.search.options(a.hash, Some(a.max_nodes), None)?
+    };
     let total = plan.unique().count();
     let tasks = amazons_campaign::sample::pick(&plan, a.tasks, a.seed);
     eprintln!(
