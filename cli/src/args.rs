@@ -140,29 +140,7 @@ pub(crate) enum Command {
     /// tasks (the first moves, or the replies to --first-move), each solved whole within
     /// one node budget (nothing written); prints each task's outcome, how many were solved
     /// within the budget, and a floor on the nodes all tasks need. Last line: `sample: ...`
-    Sample {
-        /// Board (`WxH` or `standard`); omit with --position.
-        board: Option<String>,
-        #[command(flatten)]
-        setup: Setup,
-        /// The first move fixed: the tasks are its replies (as `solve --shards`).
-        #[arg(long, value_name = "MOVE")]
-        first_move: Option<String>,
-        /// How many tasks to sample.
-        #[arg(long, default_value_t = 8, value_name = "N")]
-        tasks: usize,
-        /// Which tasks: the same seed picks the same ones.
-        #[arg(long, default_value_t = 1, value_name = "S")]
-        seed: u64,
-        /// Search nodes per task.
-        #[arg(long, default_value_t = 10_000_000, value_name = "N")]
-        max_nodes: u64,
-        /// Transposition table size in MiB.
-        #[arg(long, default_value_t = 1024, value_name = "MIB")]
-        hash: usize,
-        #[command(flatten)]
-        search: SearchFlags,
-    },
+    Sample(crate::sharded::SampleArgs),
     /// Rank the moves of a position by a df-pn search within a node budget, as a sharded
     /// solve guesses when it splits a task: each move with the proof and disproof numbers
     /// of a win for the side to move after it, most promising first: proved wins, then by

@@ -343,15 +343,29 @@ pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
 }
 
 /// What `amazons sample` was asked.
+#[derive(Args, Debug, Clone)]
 pub(crate) struct SampleArgs {
-    pub(crate) board: Option<String>,
-    pub(crate) setup: Setup,
-    pub(crate) first_move: Option<String>,
-    pub(crate) tasks: usize,
-    pub(crate) seed: u64,
-    pub(crate) max_nodes: u64,
-    pub(crate) hash: usize,
-    pub(crate) search: crate::args::SearchFlags,
+    /// Board (`WxH` or `standard`); omit with --position.
+    board: Option<String>,
+    #[command(flatten)]
+    setup: Setup,
+    /// The first move fixed: the tasks are its replies (as `solve --shards`).
+    #[arg(long, value_name = "MOVE")]
+    first_move: Option<String>,
+    /// How many tasks to sample.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    tasks: usize,
+    /// Which tasks: the same seed picks the same ones.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Search nodes per task.
+    #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+    max_nodes: u64,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    hash: usize,
+    #[command(flatten)]
+    search: crate::args::SearchFlags,
 }
 
 /// `amazons sample`: a seeded sample of a campaign's tasks, each solved within a budget.
