@@ -108,11 +108,11 @@ pub(super) fn prove_position(
     } else {
         None
     };
-    if recorded.is_some() && cx.cap.is_some() {
-        return Err(Attempt::Budget);
-    }
     if cx.cap.is_some() {
-        return cx.solve_whole(position, name);
+        return match recorded {
+            Some(_) => Err(Attempt::Budget),
+            None => cx.solve_whole(position, name),
+        };
     }
     if recorded.is_none() {
         match cx.solve_whole(position, name) {
