@@ -202,7 +202,7 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
                 st.done,
                 st.total,
                 st.nodes,
-                st.spent.max(st.millis) as f64 / 3.6e6,
+                st.spent_millis() as f64 / 3.6e6,
             ));
             say(format!("{}: {}", sub.display(), st.line()), &mut lines);
             continue;

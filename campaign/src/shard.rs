@@ -323,16 +323,14 @@ fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
             return Ok(());
         }
     }
-    let compressed = path.parent().is_some_and(kept_compressed);
-    let (target, other) = if compressed {
+    let other = if path.parent().is_some_and(kept_compressed) {
         let packed = stored::compress(bytes).map_err(|e| ShardError::Io(zst.clone(), e))?;
         write_atomic(&zst, &packed)?;
-        (zst.as_path(), path)
+        path
     } else {
         write_atomic(path, bytes)?;
-        (path, zst.as_path())
+        zst.as_path()
     };
-    debug_assert_ne!(target, other);
     if other.is_file() {
         std::fs::remove_file(other).map_err(|e| ShardError::Io(other.to_path_buf(), e))?;
     }

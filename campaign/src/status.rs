@@ -121,6 +121,12 @@ impl Status {
         (self.timed > 0 && self.tried_open == 0).then(|| self.millis / self.timed as u64 * open)
     }
 
+    /// The hours spent so far, in milliseconds: [`Status::spent`], and never less than
+    /// the solved tasks' own times.
+    pub fn spent_millis(&self) -> u64 {
+        self.spent.max(self.millis)
+    }
+
     /// `tasks D/T, N nodes, H h spent, about L h left` (or `no estimate yet`).
     pub fn line(&self) -> String {
         let left = match self.left_millis() {
@@ -136,7 +142,7 @@ impl Status {
             self.done,
             self.total,
             self.nodes,
-            hours(self.spent.max(self.millis))
+            hours(self.spent_millis())
         )
     }
 }
