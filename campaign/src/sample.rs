@@ -3,6 +3,8 @@
 use crate::shard::{Plan, Task};
 use amazons_format::Color;
 use amazons_solver::dfpn::Options;
+use amazons_solver::emit::EmitError;
+use amazons_solver::SolveError;
 use std::time::Instant;
 
 /// One sampled task: its name, and its winner and nodes if it was solved within the budget.
@@ -37,22 +39,33 @@ pub fn pick(plan: &Plan, n: usize, seed: u64) -> Vec<&Task> {
 }
 
 /// Solves each of `tasks` whole with `opts` (its `max_nodes` is the budget), telling
-/// `each` as each one ends.
-pub fn sample(tasks: &[&Task], opts: &Options, each: &mut dyn FnMut(&Sampled)) -> Vec<Sampled> {
+/// `each` as each one ends. A task over the budget is open (`solved: None`); any other
+/// failure of the solver ends the sample with that error, never counted as open.
+pub fn sample(
+    tasks: &[&Task],
+    opts: &Options,
+    each: &mut dyn FnMut(&Sampled),
+) -> Result<Vec<Sampled>, SolveError> {
     tasks
         .iter()
         .map(|t| {
             let start = Instant::now();
-            let solved = amazons_solver::solve(&t.position, opts, &format!("sample {}", t.name))
-                .ok()
-                .map(|s| (s.winner, s.certificate.meta.nodes));
+            let solved =
+                match amazons_solver::solve(&t.position, opts, &format!("sample {}", t.name)) {
+                    Ok(s) => Some((s.winner, s.certificate.meta.nodes)),
+                    Err(
+                        SolveError::Budget(_)
+                        | SolveError::Emit(EmitError::Budget | EmitError::TooLarge { .. }),
+                    ) => None,
+                    Err(e) => return Err(e),
+                };
             let s = Sampled {
                 name: t.name.clone(),
                 solved,
                 millis: start.elapsed().as_millis() as u64,
             };
             each(&s);
-            s
+            Ok(s)
         })
         .collect()
 }
@@ -69,8 +82,8 @@ pub fn summary(sampled: &[Sampled], budget: u64, total: usize) -> String {
     let counted: u64 = nodes.iter().sum::<u64>() + (sampled.len() - within) as u64 * budget;
     let floor = counted as f64 / sampled.len().max(1) as f64 * total as f64;
     let median = match nodes.get(within / 2) {
-        Some(m) if within > 0 => format!("; median of those solved {m} nodes"),
-        _ => String::new(),
+        Some(m) => format!("; median of those solved {m} nodes"),
+        None => String::new(),
     };
     format!(
         "sample: {within} of {} tasks solved within {} ({:.0}%){median}; all {total} tasks need at least {:.3e} nodes (open ones counted at the budget)",
@@ -114,7 +127,7 @@ mod tests {
             ..Options::default()
         };
         let mut told = 0;
-        let all = sample(&tasks, &opts(100_000_000), &mut |_| told += 1);
+        let all = sample(&tasks, &opts(100_000_000), &mut |_| told += 1).expect("no failure");
         assert_eq!(told, 4);
         assert!(all
             .iter()
@@ -124,7 +137,7 @@ mod tests {
             line.starts_with("sample: 4 of 4 tasks solved within 100M nodes (100%)"),
             "{line}"
         );
-        let none = sample(&tasks, &opts(1), &mut |_| {});
+        let none = sample(&tasks, &opts(1), &mut |_| {}).expect("no failure");
         assert!(none.iter().all(|s| s.solved.is_none()));
         let line = summary(&none, 1, 10);
         assert!(

@@ -403,7 +403,7 @@ pub(crate) fn sample(a: SampleArgs) -> Result<ExitCode> {
             s.millis as f64 / 1e3,
             tasks.len()
         );
-    });
+    })?;
     println!(
         "{}",
         amazons_campaign::sample::summary(&sampled, a.max_nodes, total)
