@@ -83,6 +83,8 @@ pub fn read(dir: &Path) -> Vec<[String; 4]> {
 pub const SOLVE_WHOLE: &str = "solve whole";
 /// The outcome of a rung below the top that ran out of its budget.
 pub const NEXT_RUNG: &str = "over budget: next rung";
+/// The decision that a task or a split's subtasks were over the quick pass's budget.
+pub const QUICK_PASS: &str = "quick pass";
 
 /// The largest budget that task `name` ran out of on a rung below the top, as recorded in
 /// `DIR/decisions.tsv` by earlier runs (0 when none): a resumed run starts above it.

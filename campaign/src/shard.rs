@@ -258,6 +258,8 @@ impl Plan {
 mod manifest;
 mod pool;
 mod progress;
+#[cfg(test)]
+mod quick_tests;
 mod records;
 mod split;
 #[cfg(test)]
@@ -451,6 +453,20 @@ fn shard_file(dir: &Path, name: &str) -> PathBuf {
     dir.join("shards").join(format!("{name}.cert"))
 }
 
+/// What a run's quick pass over its own tasks is, like a split's over its subtasks
+/// ([`Budget::quick`]): with a fixed first move every reply must be proved, so each is
+/// first solved whole within the quick budget, never split, and the ones over it follow
+/// once every task has had its quick pass (their ladders resume above the rungs climbed).
+/// The 6x5 campaign spent its first hour on its first two replies, both past 100M nodes,
+/// while replies solved in seconds waited. Without a first move, one won task settles the
+/// root and the ranking names the likeliest, so the tasks keep their order (`None`).
+fn top_quick_pass(plan: &Plan, budget: &Budget) -> Option<u64> {
+    match (plan.first, budget.quick, budget.ladder.as_ref()) {
+        (Some(_), Some(quick), Some(_)) => Some(quick),
+        _ => None,
+    }
+}
+
 /// Solves every task not yet on disk, on `budget.threads` threads (each with `hash_mib /
 /// threads` of table), reporting progress; then writes the manifest. Returns the manifest
 /// and the per-task results. A task over the per-task node budget (`opts.max_nodes`) is
@@ -518,6 +534,15 @@ pub fn run(
         ..opts.clone()
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
+    let quick = top_quick_pass(plan, &budget);
+    // Tasks over the quick pass's budget (their indices in `work`): taken, in that order,
+    // once every task has had its quick pass.
+    let deferred: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    let take_deferred = || {
+        let mut d = deferred.lock().unwrap_or_else(|p| p.into_inner());
+        let first = d.iter().enumerate().min_by_key(|&(_, &i)| i).map(|(k, _)| k)?;
+        Some(d.swap_remove(first))
+    };
     let pool = Pool::default();
     let open = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
@@ -595,8 +620,14 @@ pub fn run(
                     // Counted before taking a task, so an idle thread never sees nobody
                     // working while a task is being taken.
                     pool.active.fetch_add(1, Ordering::SeqCst);
+                    // First every task in order (within the quick pass's budget, if
+                    // there is one), then the ones over it.
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&task) = work.get(i).filter(|_| !quit()) else {
+                    let taken = match work.get(i) {
+                        Some(&task) => Some((task, quick)),
+                        None => take_deferred().map(|j| (work[j], None)),
+                    };
+                    let Some((task, cap)) = taken.filter(|_| !quit()) else {
                         pool.all_taken.store(true, Ordering::SeqCst);
                         // Its tables go back to the system: the last task may take the
                         // whole table.
@@ -605,6 +636,12 @@ pub fn run(
                         // No task left for this thread: it helps with the subtasks of
                         // the split tasks still running.
                         pool.help_until_done(&cx, &quit);
+                        // A task another thread found over the quick pass's budget
+                        // meanwhile: this thread takes it (or the next one).
+                        let more = !deferred.lock().map(|d| d.is_empty()).unwrap_or(true);
+                        if more && !quit() {
+                            continue;
+                        }
                         break;
                     };
                     if let Ok(mut r) = running.lock() {
@@ -613,11 +650,40 @@ pub fn run(
                     if on_disk(&plan.shard_path(dir, task)).is_none() {
                         append_line(dir, STARTED_FILE, &task.name);
                     }
-                    let outcome =
-                        prove_position(&cx, &task.position, &task.name, budget.split_depth);
+                    let outcome = prove_position(
+                        &cx.capped(cap),
+                        &task.position,
+                        &task.name,
+                        budget.split_depth,
+                    );
+                    // Over the quick pass's budget: deferred before this thread counts
+                    // as idle, so that an idle thread never ends while it is pending.
+                    let later = cap.is_some()
+                        && matches!(outcome, Err(Attempt::Budget))
+                        && !stop.load(Ordering::SeqCst);
+                    if later {
+                        // A capped task comes from the first pass: `i` is its place.
+                        if let Ok(mut d) = deferred.lock() {
+                            d.push(i);
+                        }
+                        pool.all_taken.store(false, Ordering::SeqCst);
+                    }
                     pool.active.fetch_sub(1, Ordering::SeqCst);
                     if let Ok(mut r) = running.lock() {
                         r.retain(|(i, _, _)| *i != task.index);
+                    }
+                    if later {
+                        if let Some(q) = cap {
+                            crate::decisions::record(
+                                dir,
+                                &task.name,
+                                crate::decisions::QUICK_PASS,
+                                &crate::decisions::nodes(q),
+                                "over it: solved as usual once every task has had its quick pass",
+                            );
+                        }
+                        report(Some(&format!("{} over the quick pass, for later", task.name)));
+                        continue;
                     }
                     match outcome {
                         Ok(done) => {

@@ -678,7 +678,7 @@ fn prove_in_order(
         crate::decisions::record(
             cx.dir,
             parent,
-            "quick pass",
+            crate::decisions::QUICK_PASS,
             &crate::decisions::nodes(quick),
             &format!(
                 "{} of {} subtasks over it, now proved as usual: {}",

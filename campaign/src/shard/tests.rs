@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn tempdir(tag: &str) -> PathBuf {
+pub(super) fn tempdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "amazons-shard-{tag}-{}-{:?}",
         std::process::id(),
@@ -36,7 +36,7 @@ fn tasks_with_subtask_shards_count_as_tried() {
 }
 
 /// Options with a 4 MiB table: enough for the 4x4 positions of these tests.
-fn small_table() -> Options {
+pub(super) fn small_table() -> Options {
     Options {
         hash_mib: 4,
         ..Options::default()
@@ -45,7 +45,7 @@ fn small_table() -> Options {
 
 /// 4x4 after White's first move: Black (to move) wins, with some winning and some
 /// losing moves; returns the position, a losing and a winning Black move.
-fn black_to_move() -> (Position, Move, Move) {
+pub(super) fn black_to_move() -> (Position, Move, Move) {
     let root = Position::start("4x4").expect("4x4");
     let g = Geometry::new(root.board);
     let pos = Pos::from_position(&root);
@@ -132,7 +132,7 @@ fn a_task_whose_kept_table_lies_is_solved_again_from_empty_tables() {
 }
 
 /// The legal moves of `p` in the solver's generation order.
-fn legal_moves(p: &Position) -> Vec<Move> {
+pub(super) fn legal_moves(p: &Position) -> Vec<Move> {
     Pos::from_position(p).moves(&Geometry::new(p.board))
 }
 
@@ -867,69 +867,5 @@ fn shards_are_written_compressed_where_the_directory_keeps_them_compressed() {
         .collect();
     assert_eq!(solves, ["a", "b", "a"], "{spent}");
     assert!(spent.lines().all(|l| l.ends_with("\tsolve")), "{spent}");
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn a_quick_pass_proves_the_easy_replies_before_the_hard_ones() {
-    let (p, _, winning) = black_to_move();
-    let g = Geometry::new(p.board);
-    let after = Pos::from_position(&p).play(winning).to_position(&g);
-    let opts = small_table();
-    // What each White reply costs to refute; the quick budget lies between the extremes.
-    let costs: Vec<u64> = legal_moves(&after)
-        .into_iter()
-        .map(|m| {
-            let child = Pos::from_position(&after).play(m).to_position(&g);
-            let solved = amazons_solver::solve(&child, &opts, "test").expect("solve");
-            solved.certificate.meta.nodes
-        })
-        .collect();
-    let (least, most) = (costs.iter().min().copied(), costs.iter().max().copied());
-    let (Some(least), Some(most)) = (least, most) else {
-        panic!("White has replies");
-    };
-    let quick = most / 2;
-    assert!(least < quick, "some replies are cheap: {costs:?}");
-    let ladder = crate::ladder::Ladder::new(vec![quick, most * 50]).expect("ladder");
-    let dir = tempdir("quick-pass");
-    let pool = Pool::default();
-    let cx = Split::new(&dir, &p, &opts, &pool)
-        .climbing(Some(&ladder), opts.hash_mib)
-        .quick(Some(quick));
-    let (_, done) = prove_guess(&cx, &p, winning, "t", 1)
-        .expect("no failure")
-        .expect("the guess holds");
-    assert!(done.iter().all(|d| d.winner == Color::Black));
-    let log =
-        std::fs::read_to_string(dir.join(crate::decisions::DECISIONS_FILE)).expect("decisions");
-    let lines: Vec<Vec<&str>> = log.lines().map(|l| l.split('\t').collect()).collect();
-    let at = lines
-        .iter()
-        .position(|f| f[1] == "t" && f[2] == "quick pass")
-        .expect("a quick pass left some replies for later");
-    let hard: Vec<&str> = lines[at][4]
-        .split_once(": ")
-        .expect("names")
-        .1
-        .split(", ")
-        .collect();
-    assert!(!hard.is_empty() && hard.len() < costs.len(), "{hard:?}");
-    for (i, f) in lines.iter().enumerate() {
-        if f[2] != crate::decisions::SOLVE_WHOLE || !f[1].starts_with("t.") {
-            continue;
-        }
-        if hard.contains(&f[1]) {
-            // A hard reply climbs past the quick budget only after the quick pass.
-            let big = f[3].starts_with(&crate::decisions::nodes(most * 50));
-            assert_eq!(big, i > at, "{}", lines[i].join(" "));
-        } else {
-            assert!(
-                i < at,
-                "an easy reply is proved in the quick pass: {}",
-                f.join(" ")
-            );
-        }
-    }
     let _ = std::fs::remove_dir_all(&dir);
 }

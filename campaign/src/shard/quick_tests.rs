@@ -1,0 +1,156 @@
+//! Tests of the quick pass: a split's subtasks, and a run's own tasks with a fixed first move.
+
+use super::tests::{black_to_move, legal_moves, small_table, tempdir};
+use super::*;
+
+/// What refuting each White reply after Black's winning move costs, in nodes (solved
+/// whole with [`small_table`]), with Black's position and move.
+fn reply_costs() -> (Position, Move, Vec<u64>) {
+    let (p, _, winning) = black_to_move();
+    let g = Geometry::new(p.board);
+    let after = Pos::from_position(&p).play(winning).to_position(&g);
+    let opts = small_table();
+    let costs: Vec<u64> = legal_moves(&after)
+        .into_iter()
+        .map(|m| {
+            let child = Pos::from_position(&after).play(m).to_position(&g);
+            let solved = amazons_solver::solve(&child, &opts, "test").expect("solve");
+            solved.certificate.meta.nodes
+        })
+        .collect();
+    (p, winning, costs)
+}
+
+/// The quick budget between the cheapest and the dearest reply, and a ladder with it
+/// and a top rung far above every reply.
+fn quick_ladder(costs: &[u64]) -> (u64, u64, crate::ladder::Ladder) {
+    let (least, most) = (costs.iter().min().copied(), costs.iter().max().copied());
+    let (Some(least), Some(most)) = (least, most) else {
+        panic!("White has replies");
+    };
+    let quick = most / 2;
+    assert!(least < quick, "some replies are cheap: {costs:?}");
+    let ladder = crate::ladder::Ladder::new(vec![quick, most * 50]).expect("ladder");
+    (quick, most * 50, ladder)
+}
+
+/// The fields of every line of `DIR/decisions.tsv`.
+fn decisions(dir: &Path) -> Vec<Vec<String>> {
+    let log =
+        std::fs::read_to_string(dir.join(crate::decisions::DECISIONS_FILE)).expect("decisions");
+    log.lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn a_quick_pass_proves_the_easy_replies_before_the_hard_ones() {
+    let (p, winning, costs) = reply_costs();
+    let (quick, top, ladder) = quick_ladder(&costs);
+    let opts = small_table();
+    let dir = tempdir("quick-pass");
+    let pool = Pool::default();
+    let cx = Split::new(&dir, &p, &opts, &pool)
+        .climbing(Some(&ladder), opts.hash_mib)
+        .quick(Some(quick));
+    let (_, done) = prove_guess(&cx, &p, winning, "t", 1)
+        .expect("no failure")
+        .expect("the guess holds");
+    assert!(done.iter().all(|d| d.winner == Color::Black));
+    let lines = decisions(&dir);
+    let at = lines
+        .iter()
+        .position(|f| f[1] == "t" && f[2] == crate::decisions::QUICK_PASS)
+        .expect("a quick pass left some replies for later");
+    let hard: Vec<&str> = lines[at][4]
+        .split_once(": ")
+        .expect("names")
+        .1
+        .split(", ")
+        .collect();
+    assert!(!hard.is_empty() && hard.len() < costs.len(), "{hard:?}");
+    for (i, f) in lines.iter().enumerate() {
+        if f[2] != crate::decisions::SOLVE_WHOLE || !f[1].starts_with("t.") {
+            continue;
+        }
+        if hard.contains(&f[1].as_str()) {
+            // A hard reply climbs past the quick budget only after the quick pass.
+            let big = f[3].starts_with(&crate::decisions::nodes(top));
+            assert_eq!(big, i > at, "{}", lines[i].join(" "));
+        } else {
+            assert!(
+                i < at,
+                "an easy reply is proved in the quick pass: {}",
+                f.join(" ")
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn with_a_first_move_every_task_has_its_quick_pass_before_any_climbs_higher() {
+    let (p, winning, costs) = reply_costs();
+    let (quick, top, ladder) = quick_ladder(&costs);
+    let plan = Plan::new(&p, Some(winning)).expect("plan");
+    let budget = |threads| Budget {
+        threads,
+        ladder: Some(ladder.clone()),
+        quick: Some(quick),
+        ..Budget::default()
+    };
+    let dir = tempdir("top-quick");
+    let (manifest, done) =
+        run(&plan, &dir, &small_table(), budget(1), &|_| {}).expect("every reply refuted");
+    assert_eq!(manifest.root.winner, Color::Black);
+    assert!(done.iter().all(|d| d.winner == Color::Black));
+    let lines = decisions(&dir);
+    let hard: Vec<&str> = lines
+        .iter()
+        .filter(|f| f[2] == crate::decisions::QUICK_PASS)
+        .map(|f| f[1].as_str())
+        .collect();
+    assert!(
+        !hard.is_empty() && hard.len() < plan.unique().count(),
+        "some tasks, not all, are over the quick budget: {hard:?}"
+    );
+    let whole = |f: &Vec<String>| f[2] == crate::decisions::SOLVE_WHOLE;
+    let high = |f: &Vec<String>| f[3].starts_with(&crate::decisions::nodes(top));
+    let last_quick = lines.iter().rposition(|f| whole(f) && !high(f));
+    let first_high = lines.iter().position(|f| whole(f) && high(f));
+    let (Some(last_quick), Some(first_high)) = (last_quick, first_high) else {
+        panic!("both rungs were used: {lines:?}");
+    };
+    assert!(last_quick < first_high, "{lines:?}");
+    for f in lines.iter().filter(|f| whole(f) && high(f)) {
+        assert!(hard.contains(&f[1].as_str()), "only a deferred task climbs: {f:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Two threads: a task deferred while the other thread is idle is still taken.
+    let dir = tempdir("top-quick-2");
+    let (_, done) =
+        run(&plan, &dir, &small_table(), budget(2), &|_| {}).expect("every reply refuted");
+    assert!(done.iter().all(|d| d.winner == Color::Black));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_a_first_move_the_tasks_have_no_quick_pass() {
+    let (_, _, costs) = reply_costs();
+    let (quick, _, ladder) = quick_ladder(&costs);
+    let budget = Budget {
+        ladder: Some(ladder),
+        quick: Some(quick),
+        ..Budget::default()
+    };
+    let root = Position::start("4x4").expect("4x4");
+    let first = legal_moves(&root)[0];
+    assert_eq!(top_quick_pass(&Plan::new(&root, None).expect("plan"), &budget), None);
+    let with_first = Plan::new(&root, Some(first)).expect("plan");
+    assert_eq!(top_quick_pass(&with_first, &budget), Some(quick));
+    let no_ladder = Budget {
+        ladder: None,
+        ..budget
+    };
+    assert_eq!(top_quick_pass(&with_first, &no_ladder), None);
+}
