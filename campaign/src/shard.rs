@@ -453,18 +453,30 @@ fn shard_file(dir: &Path, name: &str) -> PathBuf {
     dir.join("shards").join(format!("{name}.cert"))
 }
 
-/// What a run's quick pass over its own tasks is, like a split's over its subtasks
-/// ([`Budget::quick`]): with a fixed first move every reply must be proved, so each is
-/// first solved whole within the quick budget, never split, and the ones over it follow
-/// once every task has had its quick pass (their ladders resume above the rungs climbed).
-/// The 6x5 campaign spent its first hour on its first two replies, both past 100M nodes,
-/// while replies solved in seconds waited. Without a first move, one won task settles the
-/// root and the ranking names the likeliest, so the tasks keep their order (`None`).
-fn top_quick_pass(plan: &Plan, budget: &Budget) -> Option<u64> {
-    match (plan.first, budget.quick, budget.ladder.as_ref()) {
-        (Some(_), Some(quick), Some(_)) => Some(quick),
-        _ => None,
-    }
+/// The passes a run makes over its own tasks, each a node budget (`None`: as usual, up the
+/// whole ladder and split if need be). With a fixed first move every reply must be proved,
+/// so with a quick budget ([`Budget::quick`]) every task is first solved whole within the
+/// first rung of at least [`crate::ladder::GUESS_NODES`], never split; those over it within
+/// the next rung, up to the quick budget; and only then the rest as usual (each ladder
+/// resumes above the rungs it climbed). The 6x5 campaign spent its first hour on its two
+/// first-ranked replies, both past 100M nodes, while replies solved in seconds waited; and
+/// a third of its replies sampled were proved within 10M nodes (a minute). Without a first
+/// move, one won task settles the root and the ranking names the likeliest, so the tasks
+/// keep their order: one pass.
+fn top_passes(plan: &Plan, budget: &Budget) -> Vec<Option<u64>> {
+    let (Some(_), Some(quick), Some(ladder)) = (plan.first, budget.quick, budget.ladder.as_ref())
+    else {
+        return vec![None];
+    };
+    let mut passes: Vec<Option<u64>> = ladder
+        .rungs
+        .iter()
+        .copied()
+        .filter(|&n| n <= quick && (n >= crate::ladder::GUESS_NODES || n == quick))
+        .map(Some)
+        .collect();
+    passes.push(None);
+    passes
 }
 
 /// Solves every task not yet on disk, on `budget.threads` threads (each with `hash_mib /
@@ -534,18 +546,14 @@ pub fn run(
         ..opts.clone()
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
-    let quick = top_quick_pass(plan, &budget);
-    // Tasks over the quick pass's budget (their indices in `work`): taken, in that order,
-    // once every task has had its quick pass.
-    let deferred: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-    let take_deferred = || {
-        let mut d = deferred.lock().unwrap_or_else(|p| p.into_inner());
-        let first = d.iter().enumerate().min_by_key(|&(_, &i)| i).map(|(k, _)| k)?;
-        Some(d.swap_remove(first))
-    };
+    let passes = top_passes(plan, &budget);
+    // The tasks to take, as (pass, place in `work`): every task in the first pass, in
+    // order, before any in the next.
+    let queue: Mutex<std::collections::BTreeSet<(usize, usize)>> =
+        Mutex::new((0..work.len()).map(|i| (0, i)).collect());
+    let lock_queue = || queue.lock().unwrap_or_else(|p| p.into_inner());
     let pool = Pool::default();
     let open = AtomicUsize::new(0);
-    let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
     let start = Instant::now();
     let last_finished = Mutex::new(String::from("none yet"));
@@ -620,14 +628,8 @@ pub fn run(
                     // Counted before taking a task, so an idle thread never sees nobody
                     // working while a task is being taken.
                     pool.active.fetch_add(1, Ordering::SeqCst);
-                    // First every task in order (within the quick pass's budget, if
-                    // there is one), then the ones over it.
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let taken = match work.get(i) {
-                        Some(&task) => Some((task, quick)),
-                        None => take_deferred().map(|j| (work[j], None)),
-                    };
-                    let Some((task, cap)) = taken.filter(|_| !quit()) else {
+                    let taken = lock_queue().pop_first();
+                    let Some((pass, i)) = taken.filter(|_| !quit()) else {
                         pool.all_taken.store(true, Ordering::SeqCst);
                         // Its tables go back to the system: the last task may take the
                         // whole table.
@@ -636,14 +638,14 @@ pub fn run(
                         // No task left for this thread: it helps with the subtasks of
                         // the split tasks still running.
                         pool.help_until_done(&cx, &quit);
-                        // A task another thread found over the quick pass's budget
-                        // meanwhile: this thread takes it (or the next one).
-                        let more = !deferred.lock().map(|d| d.is_empty()).unwrap_or(true);
-                        if more && !quit() {
+                        // A task another thread found over its pass's budget meanwhile:
+                        // this thread takes it (or the next one).
+                        if !lock_queue().is_empty() && !quit() {
                             continue;
                         }
                         break;
                     };
+                    let (task, cap) = (work[i], passes[pass]);
                     if let Ok(mut r) = running.lock() {
                         r.push((task.index, task.name.clone(), Instant::now()));
                     }
@@ -656,16 +658,13 @@ pub fn run(
                         &task.name,
                         budget.split_depth,
                     );
-                    // Over the quick pass's budget: deferred before this thread counts
-                    // as idle, so that an idle thread never ends while it is pending.
+                    // Over its pass's budget: queued for the next pass before this thread
+                    // counts as idle, so that an idle thread never ends while it waits.
                     let later = cap.is_some()
                         && matches!(outcome, Err(Attempt::Budget))
                         && !stop.load(Ordering::SeqCst);
                     if later {
-                        // A capped task comes from the first pass: `i` is its place.
-                        if let Ok(mut d) = deferred.lock() {
-                            d.push(i);
-                        }
+                        lock_queue().insert((pass + 1, i));
                         pool.all_taken.store(false, Ordering::SeqCst);
                     }
                     pool.active.fetch_sub(1, Ordering::SeqCst);
@@ -674,15 +673,19 @@ pub fn run(
                     }
                     if later {
                         if let Some(q) = cap {
+                            let then = match passes[pass + 1] {
+                                Some(n) => format!("within {}", crate::decisions::nodes(n)),
+                                None => "as usual".into(),
+                            };
                             crate::decisions::record(
                                 dir,
                                 &task.name,
                                 crate::decisions::QUICK_PASS,
                                 &crate::decisions::nodes(q),
-                                "over it: solved as usual once every task has had its quick pass",
+                                &format!("over it: solved {then} once every task has had this pass"),
                             );
                         }
-                        report(Some(&format!("{} over the quick pass, for later", task.name)));
+                        report(Some(&format!("{} over this pass's budget, for later", task.name)));
                         continue;
                     }
                     match outcome {

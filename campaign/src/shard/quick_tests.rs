@@ -89,7 +89,7 @@ fn a_quick_pass_proves_the_easy_replies_before_the_hard_ones() {
 }
 
 #[test]
-fn with_a_first_move_every_task_has_its_quick_pass_before_any_climbs_higher() {
+fn with_a_first_move_every_task_has_its_quick_passes_before_any_climbs_higher() {
     let (p, winning, costs) = reply_costs();
     let (quick, top, ladder) = quick_ladder(&costs);
     let plan = Plan::new(&p, Some(winning)).expect("plan");
@@ -135,7 +135,7 @@ fn with_a_first_move_every_task_has_its_quick_pass_before_any_climbs_higher() {
 }
 
 #[test]
-fn without_a_first_move_the_tasks_have_no_quick_pass() {
+fn the_passes_over_a_runs_tasks_need_a_first_move_and_a_ladder() {
     let (_, _, costs) = reply_costs();
     let (quick, _, ladder) = quick_ladder(&costs);
     let budget = Budget {
@@ -145,12 +145,24 @@ fn without_a_first_move_the_tasks_have_no_quick_pass() {
     };
     let root = Position::start("4x4").expect("4x4");
     let first = legal_moves(&root)[0];
-    assert_eq!(top_quick_pass(&Plan::new(&root, None).expect("plan"), &budget), None);
+    let without = Plan::new(&root, None).expect("plan");
+    assert_eq!(top_passes(&without, &budget), [None]);
     let with_first = Plan::new(&root, Some(first)).expect("plan");
-    assert_eq!(top_quick_pass(&with_first, &budget), Some(quick));
+    assert_eq!(top_passes(&with_first, &budget), [Some(quick), None]);
     let no_ladder = Budget {
         ladder: None,
+        ..budget.clone()
+    };
+    assert_eq!(top_passes(&with_first, &no_ladder), [None]);
+    // The default ladder: every task within 10M nodes, then within 100M, then the rest.
+    let ladder = crate::ladder::Ladder::default();
+    let default = Budget {
+        quick: ladder.quick(),
+        ladder: Some(ladder),
         ..budget
     };
-    assert_eq!(top_quick_pass(&with_first, &no_ladder), None);
+    assert_eq!(
+        top_passes(&with_first, &default),
+        [Some(10_000_000), Some(100_000_000), None]
+    );
 }
