@@ -682,10 +682,15 @@ pub fn run(
                                 &task.name,
                                 crate::decisions::QUICK_PASS,
                                 &crate::decisions::nodes(q),
-                                &format!("over it: solved {then} once every task has had this pass"),
+                                &format!(
+                                    "over it: solved {then} once every task has had this pass"
+                                ),
                             );
                         }
-                        report(Some(&format!("{} over this pass's budget, for later", task.name)));
+                        report(Some(&format!(
+                            "{} over this pass's budget, for later",
+                            task.name
+                        )));
                         continue;
                     }
                     match outcome {

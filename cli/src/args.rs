@@ -225,6 +225,13 @@ pub(crate) enum Command {
         /// fewer steps and bytes, more checking time.
         #[arg(long)]
         search: bool,
+        /// Also trim choices: where the winner's chosen move needs a subproof of 3 or more
+        /// steps and another move closes at once (the loser has no move, or the outlast rule
+        /// accepts an empty list), take that move (first in canonical order) and drop the
+        /// subproof, unless a later step cites a claim proven in it. Slower to convert; the
+        /// result checks the same way.
+        #[arg(long)]
+        trim: bool,
         /// Convert part of a sharded result: rewrite leaf shards only until the originals
         /// changed add up to this many MiB stored, and keep the others as they are (every
         /// manifest is still rewritten to cite them), so that a large result can be

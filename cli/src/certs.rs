@@ -212,10 +212,16 @@ fn compress_one(file: &Path) -> Result<(u64, u64)> {
 }
 
 /// `amazons compact PATH`: outlast lists cut to the shortest prefix the checker completes,
-/// and with `--search` subtrees on small positions replaced by `Search` steps.
+/// with `--search` subtrees on small positions replaced by `Search` steps, and with
+/// `--trim` long subproofs of choices replaced where another move closes at once.
 /// Progress goes to stderr: the originals' check every 10 s, then a line once they are
 /// checked and every 10 s while files are rewritten.
-pub(crate) fn compact(path: &Path, search: bool, limit: Option<u64>) -> Result<ExitCode> {
+pub(crate) fn compact(
+    path: &Path,
+    search: bool,
+    trim: bool,
+    limit: Option<u64>,
+) -> Result<ExitCode> {
     let mut start = std::time::Instant::now();
     let mut last: Option<std::time::Instant> = None;
     let mut progress = |p: &amazons_solver::compact::Progress| {
@@ -246,7 +252,8 @@ pub(crate) fn compact(path: &Path, search: bool, limit: Option<u64>) -> Result<E
             secs
         );
     };
-    match amazons_solver::compact::run(path, search, limit.map(|mb| mb << 20), &mut progress) {
+    match amazons_solver::compact::run(path, search, trim, limit.map(|mb| mb << 20), &mut progress)
+    {
         Ok(text) => {
             print!("{text}");
             // A sharded result's manifest.md lists each shard's bytes and hash: new now.

@@ -48,8 +48,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Compact {
             path,
             search,
+            trim,
             limit,
-        } => certs::compact(&path, search, limit),
+        } => certs::compact(&path, search, trim, limit),
         Command::Prune {
             dir,
             dry_run,

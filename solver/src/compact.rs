@@ -190,6 +190,8 @@ pub struct Compacted {
     /// Steps after, and subtrees replaced by a `Search` step (each by one step).
     pub steps: usize,
     pub searches: u64,
+    /// Choices trimmed (`--trim`): each subproof replaced by one closing step.
+    pub trimmed: u64,
     pub outlast_steps: u64,
     pub outlast_moves_before: u64,
     pub outlast_moves_after: u64,
@@ -267,14 +269,16 @@ pub fn rewrite_path(
     search: bool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<Compacted>, CompactError> {
-    rewrite_limited(path, rewrite, search, None, progress)
+    rewrite_limited(path, rewrite, search, false, None, progress)
 }
 
-/// [`rewrite_path`] within `limit`.
+/// [`rewrite_path`] within `limit`; with `trim`, choices are trimmed first
+/// ([`crate::trim::trim_certificate`]).
 pub fn rewrite_limited(
     path: &Path,
     rewrite: Rewrite,
     search: bool,
+    trim: bool,
     limit: Limit,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Vec<Compacted>, CompactError> {
@@ -330,6 +334,7 @@ pub fn rewrite_limited(
     let mut run = Run {
         rewrite,
         search,
+        trim,
         limit,
         changed: 0,
         shard_dir: shard_dir.clone(),
@@ -363,11 +368,12 @@ pub fn rewrite_limited(
 pub fn run(
     path: &Path,
     search: bool,
+    trim: bool,
     limit: Limit,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<String, CompactError> {
     let mut kept = 0;
-    let done = rewrite_limited(path, &shortest_outlast, search, limit, &mut |p| {
+    let done = rewrite_limited(path, &shortest_outlast, search, trim, limit, &mut |p| {
         kept = p.kept;
         progress(p)
     })?;
@@ -379,7 +385,7 @@ pub fn run(
     for c in &done {
         out.push_str(&line(c));
         crate::eval::add_counters!(total, c;
-            steps, searches, outlast_steps, outlast_moves_before, outlast_moves_after,
+            steps, searches, trimmed, outlast_steps, outlast_moves_before, outlast_moves_after,
             body_before, body_after, stored_before, stored_after,
         );
     }
@@ -397,10 +403,11 @@ pub fn run(
 
 fn line(c: &Compacted) -> String {
     format!(
-        "{}: {} steps ({} subtrees searched), {} outlast steps with {} -> {} moves, body {} -> {} bytes, stored {} -> {} bytes\n",
+        "{}: {} steps ({} subtrees searched, {} choices trimmed), {} outlast steps with {} -> {} moves, body {} -> {} bytes, stored {} -> {} bytes\n",
         c.path.display(),
         c.steps,
         c.searches,
+        c.trimmed,
         c.outlast_steps,
         c.outlast_moves_before,
         c.outlast_moves_after,
@@ -435,6 +442,7 @@ fn shard_files(dir: &Path) -> Result<HashMap<[u8; 32], PathBuf>, CompactError> {
 struct Run<'a> {
     rewrite: Rewrite<'a>,
     search: bool,
+    trim: bool,
     limit: Limit,
     /// Stored bytes of the leaf shards this run changed so far.
     changed: u64,
@@ -489,6 +497,11 @@ impl Run<'_> {
                 *hash = self.shard(path, hash, depth)?;
             }
         }
+        let (cert, trimmed) = if self.trim {
+            crate::trim::trim_certificate(cert)
+        } else {
+            (cert, crate::trim::Trimmed::default())
+        };
         let (cert, counts) = rewrite_counted(cert, self.rewrite, self.search);
         let new = amazons_format::encode(&cert).map_err(|e| CompactError::Encode {
             path: path.into(),
@@ -526,6 +539,7 @@ impl Run<'_> {
             path: path.into(),
             steps,
             searches: counts.searches,
+            trimmed: trimmed.choices,
             outlast_steps: counts.outlast_steps,
             outlast_moves_before: counts.before,
             outlast_moves_after: counts.after,

@@ -23,6 +23,7 @@ pub mod territory;
 #[cfg(test)]
 mod test_support;
 pub mod testset;
+pub mod trim;
 pub mod tt;
 
 pub use amazons_board::{bitboard, geometry};

@@ -123,7 +123,10 @@ fn with_a_first_move_every_task_has_its_quick_passes_before_any_climbs_higher() 
     };
     assert!(last_quick < first_high, "{lines:?}");
     for f in lines.iter().filter(|f| whole(f) && high(f)) {
-        assert!(hard.contains(&f[1].as_str()), "only a deferred task climbs: {f:?}");
+        assert!(
+            hard.contains(&f[1].as_str()),
+            "only a deferred task climbs: {f:?}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
     // Two threads: a task deferred while the other thread is idle is still taken.

@@ -19,7 +19,8 @@
 //! `VARIANTS=a,b+c,...` picks the variants (names joined by `+` combine levers);
 //! `AUTO=1` also counts `Choice` steps followed by an outlast step and times finding, for
 //! each, the first action in canonical order whose child the outlast rule accepts with an
-//! empty list. Also printed: steps and raw bytes per step kind, and the steps saved per
+//! empty list. `TRIM=1` counts the steps trimming would save (one pass, see
+//! `amazons_solver::trim`), and choices with an alternative proven earlier. Also printed: steps and raw bytes per step kind, and the steps saved per
 //! limit N = 4..=12 with the minimax time for the limits given.
 
 use amazons_checker::{actions, after, rules};
@@ -33,6 +34,8 @@ use std::time::{Duration, Instant};
 
 /// The bit of `hidden` marking a subtree inside a repeated one (counted once, at its top).
 const LEMMA: u64 = 1 << 63;
+/// The bit of `hidden` marking a subtree inside one that trimming replaces.
+const TRIMMED: u64 = 1 << 62;
 
 /// One way of writing the steps, and what it came to.
 struct Variant {
@@ -89,6 +92,14 @@ struct Walker {
     auto_tries: u64,
     auto_time: Duration,
     budget: Duration,
+    /// `TRIM=1`: at a `Choice` whose child's proof is more than one step, whether another
+    /// action leads to a claim proven earlier (up to symmetry: a 2-step replacement) or
+    /// to one the outlast rule accepts with an empty list, or the opponent has no move;
+    /// the steps that choosing it would save, per kind, and the time the search took.
+    trim: bool,
+    trim_lemma: (u64, u64),
+    trim_instant: (u64, u64),
+    trim_time: Duration,
 }
 
 /// The claim packed into 256 bits (as the checker's proven set does).
@@ -311,6 +322,43 @@ impl Walker {
                 tiny.searched_roots += 1;
             }
         }
+        // Trimming: another action whose child needs no proof of its own.
+        let mut trim_kind = 0u8;
+        if let (true, Step::Choice(a)) = (self.trim && hidden & TRIMMED == 0, step) {
+            let small = matches!(
+                cert.steps.get(start + 1),
+                Some(
+                    Step::Outlast { .. } | Step::NoMove | Step::Search | Step::Transposition { .. }
+                )
+            );
+            if !small {
+                let t = Instant::now();
+                let here = self.here.last();
+                for b in actions(&claim).into_iter().filter(|b| b != a) {
+                    let child = after(&claim, b);
+                    let k = canonical(&child);
+                    if self.earlier.contains(&k) || here.is_some_and(|h| h.contains(&k)) {
+                        trim_kind = 1;
+                        break;
+                    }
+                }
+                if trim_kind == 0 {
+                    for b in actions(&claim).into_iter().filter(|b| b != a) {
+                        let child = after(&claim, b);
+                        if actions(&child).is_empty()
+                            || amazons_checker::outlast_line(&child, &[], &mut self.exact).is_ok()
+                        {
+                            trim_kind = 2;
+                            break;
+                        }
+                    }
+                }
+                self.trim_time += t.elapsed();
+                if trim_kind > 0 {
+                    hide |= TRIMMED;
+                }
+            }
+        }
         if let (Step::Choice(a), Some(Step::Outlast { .. })) = (step, cert.steps.get(start + 1)) {
             self.choice_outlast += 1;
             if self.auto {
@@ -345,6 +393,17 @@ impl Walker {
             self.walk(cert, child, next, hide, me)?;
         }
         let size = (*next - start) as u64;
+        match trim_kind {
+            1 => {
+                self.trim_lemma.0 += 1;
+                self.trim_lemma.1 += size - 2;
+            }
+            2 => {
+                self.trim_instant.0 += 1;
+                self.trim_instant.1 += size - 2;
+            }
+            _ => {}
+        }
         if hidden & LEMMA == 0 && cross {
             self.cross_saved += size - 1;
         } else if hidden & LEMMA == 0 && within {
@@ -436,6 +495,10 @@ fn main() -> Result<()> {
         kinds: Default::default(),
         exact: amazons_checker::rules::OnePlayer::new(cert.root.position.board),
         auto: std::env::var("AUTO").is_ok(),
+        trim: std::env::var("TRIM").is_ok(),
+        trim_lemma: (0, 0),
+        trim_instant: (0, 0),
+        trim_time: Duration::ZERO,
         outlast_moves: 0,
         choice_outlast: 0,
         auto_first: 0,
@@ -483,6 +546,16 @@ fn main() -> Result<()> {
     println!(
         "choice->outlast pairs {}; first outlast-accepted action found {} (is the chosen one {}), {} actions tried, {:.1} s",
         w.choice_outlast, w.auto_found, w.auto_first, w.auto_tries, w.auto_time.as_secs_f64()
+    );
+    println!(
+        "trim: choices with a proven alternative {} (steps saved {}, {:.1}%), with an alternative closing at once {} (steps saved {}, {:.1}%), {:.1} s",
+        w.trim_lemma.0,
+        w.trim_lemma.1,
+        100.0 * w.trim_lemma.1 as f64 / w.steps as f64,
+        w.trim_instant.0,
+        w.trim_instant.1,
+        100.0 * w.trim_instant.1 as f64 / w.steps as f64,
+        w.trim_time.as_secs_f64()
     );
     println!(
         "| variant | steps | raw bytes | stored bytes (zstd 19) | stored B/step (of base steps) |"

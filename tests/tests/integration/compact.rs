@@ -289,7 +289,7 @@ fn a_limited_run_converts_part_and_a_second_run_the_rest() {
     let root_of = |path: &Path| read(path).root;
     // A limit of one byte: the first leaf shard that changes is rewritten, the rest kept.
     let mut last = None;
-    rewrite_limited(&dir, &shortest_outlast, true, Some(1), &mut |p| {
+    rewrite_limited(&dir, &shortest_outlast, true, false, Some(1), &mut |p| {
         last = Some(*p)
     })
     .expect("compacted in part");
@@ -305,7 +305,7 @@ fn a_limited_run_converts_part_and_a_second_run_the_rest() {
     let (part, full) = (searches(&dir), searches(&whole));
     assert!(part > 0 && part < full, "{part} of {full} Search steps");
     // The second run converts the rest: the same files as the one-run compaction.
-    rewrite_limited(&dir, &shortest_outlast, true, None, &mut |p| {
+    rewrite_limited(&dir, &shortest_outlast, true, false, None, &mut |p| {
         last = Some(*p)
     })
     .expect("compacted the rest");
@@ -315,4 +315,64 @@ fn a_limited_run_converts_part_and_a_second_run_the_rest() {
     assert_eq!(bytes(&dir), bytes(&whole), "same bytes as one run");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&whole);
+}
+
+#[test]
+fn trimming_replaces_long_subproofs_but_keeps_the_cited_ones() {
+    // 4x6 after c1-c4xb4 a5-a3xc1 (White to move, wins): as solved, some choices have a
+    // long subproof where another move closes at once, and some of those subproofs prove a
+    // claim that a later `Transposition` cites (dropping them breaks the proof: measured on
+    // the published 4x5, 4x6 and 5x5 results).
+    let root = Position::start("4x6").expect("4x6");
+    let moves = ["c1-c4xb4", "a5-a3xc1"];
+    let mut pos = amazons_solver::pos::Pos::from_position(&root);
+    let g = amazons_solver::geometry::Geometry::new(root.board);
+    for m in moves {
+        pos = pos.play(Move::parse(root.board, m).expect("a move"));
+    }
+    let start = pos.to_position(&g);
+    let solved = amazons_solver::solve(&start, &small_options(), "test").expect("solved");
+    let before = solved.certificate.steps.len();
+    let (trimmed, t) = amazons_solver::trim::trim_certificate(solved.certificate.clone());
+    assert!(t.choices > 0, "some choice trimmed: {t:?}");
+    assert!(
+        t.protected > 0,
+        "some subproof kept for a later citation: {t:?}"
+    );
+    assert_eq!(
+        (t.steps_before, t.steps_after),
+        (before, trimmed.steps.len())
+    );
+    // Each trimmed choice saves at least MIN_SAVED steps.
+    let saved = (before - trimmed.steps.len()) as u64;
+    assert!(
+        saved >= amazons_solver::trim::MIN_SAVED as u64 * t.choices,
+        "{t:?}"
+    );
+    assert_eq!(trimmed.root, solved.certificate.root, "same claim");
+    if let Err(e) = amazons_checker::check(&trimmed) {
+        panic!("rejected after trimming: {e}");
+    }
+    // Nothing is left to trim.
+    let (_, again) = amazons_solver::trim::trim_certificate(trimmed);
+    assert_eq!(again.choices, 0, "{again:?} after {t:?}");
+    assert!(
+        t.passes > 1 && t.passes < amazons_solver::trim::MAX_PASSES,
+        "{t:?}"
+    );
+}
+
+#[test]
+fn trimming_a_sharded_result_keeps_every_shard_cited() {
+    let dir = sharded_4x4("trim-sharded");
+    let manifest = dir.join("manifest.cert");
+    let claims: Vec<Claim> = files(&dir).iter().map(|p| read(p).root).collect();
+    rewrite_limited(&dir, &shortest_outlast, false, true, None, &mut |_| {}).expect("trimmed");
+    check_manifest(&manifest);
+    let after: Vec<Claim> = files(&dir).iter().map(|p| read(p).root).collect();
+    assert_eq!(
+        after, claims,
+        "every file still there, proving the same claim"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
