@@ -13,10 +13,13 @@
 //! The result is checked in full by the caller (`amazons compact --trim`), so a mistake
 //! here can only make the rewrite fail, never pass a wrong proof.
 
+use crate::geometry::Geometry;
+use crate::state::State;
 use crate::strategy::step_children;
+use crate::territory::Territory;
 use amazons_checker::rules::OnePlayer;
 use amazons_checker::{actions, after, outlast_line};
-use amazons_format::{Action, Certificate, Claim, Step};
+use amazons_format::{Action, Board, Certificate, Claim, Step};
 use std::collections::HashMap;
 
 /// Steps a replacement must save at least: below it, looking for one costs more check of
@@ -107,17 +110,63 @@ fn analyse(cert: &Certificate) -> Option<(Vec<u32>, Vec<u32>)> {
     Some((end, cited))
 }
 
-/// The one step proving `child` at once, if there is one: `NoMove` when the side to move
-/// (the loser) has no action, or an outlast step with an empty list when the checker
-/// accepts it.
-fn closing_step(child: &Claim, exact: &mut OnePlayer) -> Option<Step> {
-    let loser_to_move = child.position.to_move != child.winner;
-    if loser_to_move && actions(child).is_empty() {
-        return Some(Step::NoMove);
+/// What the scan for closing moves needs: the checker's one-player search, and the
+/// solver's board geometry and territory rule for a fast first look.
+struct Scan {
+    exact: OnePlayer,
+    g: Geometry,
+    terr: Territory,
+}
+
+impl Scan {
+    fn new(board: Board) -> Scan {
+        Scan {
+            exact: OnePlayer::new(board),
+            g: Geometry::new(board),
+            terr: Territory::new(),
+        }
     }
-    outlast_line(child, &[], exact)
-        .is_ok()
-        .then(|| Step::Outlast { moves: Vec::new() })
+
+    /// The first action of the winner to move in `claim` (canonical order) whose child
+    /// closes at once ([`Scan::closing_step`]), with that step.
+    fn first_closing(&mut self, claim: &Claim) -> Option<(Action, Step)> {
+        let st = State::from_position(&claim.position, claim.spare);
+        let x = claim.winner;
+        st.actions(&self.g).into_iter().find_map(|a| {
+            let next = st.play(a);
+            // The solver's bitboard rule first: it finds X's line the way the checker's
+            // completion does at least as well, so where it finds none the (slower) checker
+            // is not asked. A miss only leaves a choice untrimmed.
+            let quick = !next.can_act(&self.g, x.opponent())
+                || self
+                    .terr
+                    .outlast(
+                        &self.g,
+                        &next.pos,
+                        x,
+                        next.spares_of(x),
+                        next.spares_of(x.opponent()),
+                    )
+                    .is_some();
+            if !quick {
+                return None;
+            }
+            Some((a, self.closing_step(&after(claim, a))?))
+        })
+    }
+
+    /// The one step proving `child` at once, if there is one, as the checker decides it:
+    /// `NoMove` when the side to move (the loser) has no action, or an outlast step with an
+    /// empty list when the checker accepts it.
+    fn closing_step(&mut self, child: &Claim) -> Option<Step> {
+        let loser_to_move = child.position.to_move != child.winner;
+        if loser_to_move && actions(child).is_empty() {
+            return Some(Step::NoMove);
+        }
+        outlast_line(child, &[], &mut self.exact)
+            .is_ok()
+            .then(|| Step::Outlast { moves: Vec::new() })
+    }
 }
 
 /// Passes [`trim_certificate`] makes at most: a pass can free subproofs for the next one
@@ -140,10 +189,10 @@ pub fn trim_certificate(mut cert: Certificate) -> (Certificate, Trimmed) {
         steps_after: cert.steps.len(),
         ..Trimmed::default()
     };
-    let mut exact = OnePlayer::new(cert.root.position.board);
+    let mut scan = Scan::new(cert.root.position.board);
     let mut closing = Closing::new();
     for pass in 0..MAX_PASSES {
-        let Some((next, choices, protected)) = trim_once(&cert, &mut exact, &mut closing) else {
+        let Some((next, choices, protected)) = trim_once(&cert, &mut scan, &mut closing) else {
             break;
         };
         t.passes = pass + 1;
@@ -165,7 +214,7 @@ pub fn trim_certificate(mut cert: Certificate) -> (Certificate, Trimmed) {
 /// walk.
 fn trim_once(
     cert: &Certificate,
-    exact: &mut OnePlayer,
+    scan: &mut Scan,
     closing: &mut Closing,
 ) -> Option<(Certificate, u64, u64)> {
     let (end, cited) = analyse(cert)?;
@@ -179,11 +228,8 @@ fn trim_once(
             let child = read + 1;
             let stop = end.get(child).map_or(0, |&e| e as usize);
             if stop > child + MIN_SAVED {
-                let found = closing.entry(key(&claim)).or_insert_with(|| {
-                    actions(&claim)
-                        .into_iter()
-                        .find_map(|a| Some((a, closing_step(&after(&claim, a), exact)?)))
-                });
+                let found =
+                    (closing.entry(key(&claim))).or_insert_with(|| scan.first_closing(&claim));
                 match found {
                     Some((a, step)) if (cited[child] as usize) < stop => {
                         out.push(Step::Choice(*a));
