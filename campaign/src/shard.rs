@@ -547,10 +547,28 @@ pub fn run(
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
     let passes = top_passes(plan, &budget);
-    // The tasks to take, as (pass, place in `work`): every task in the first pass, in
-    // order, before any in the next.
-    let queue: Mutex<std::collections::BTreeSet<(usize, usize)>> =
-        Mutex::new((0..work.len()).map(|i| (0, i)).collect());
+    // Where each task goes in the queue of a pass: as ranked, except that a capped pass
+    // takes the tasks not on disk least promising first. With a fixed first move the
+    // ranking is the replying side's, so its last replies are the ones the first move
+    // answers most clearly, and the quickest to prove: 6x5's 18 replies proved in seconds
+    // were ranked 161st to 244th of 250, and a pass in ranked order spent its first 23
+    // minutes on 50 replies over 10M nodes.
+    let resumable: Vec<bool> = (work.iter())
+        .map(|t| on_disk(&plan.shard_path(dir, t)).is_some())
+        .collect();
+    let place = |pass: usize, i: usize| {
+        let reversed = passes[pass].is_some() && !resumable[i];
+        (
+            pass,
+            !resumable[i],
+            if reversed { work.len() - i } else { i },
+            i,
+        )
+    };
+    // The tasks to take, as (pass, on disk or not, place, task's index in `work`): every
+    // task in the first pass before any in the next.
+    let queue: Mutex<std::collections::BTreeSet<(usize, bool, usize, usize)>> =
+        Mutex::new((0..work.len()).map(|i| place(0, i)).collect());
     let lock_queue = || queue.lock().unwrap_or_else(|p| p.into_inner());
     let pool = Pool::default();
     let open = AtomicUsize::new(0);
@@ -629,7 +647,7 @@ pub fn run(
                     // working while a task is being taken.
                     pool.active.fetch_add(1, Ordering::SeqCst);
                     let taken = lock_queue().pop_first();
-                    let Some((pass, i)) = taken.filter(|_| !quit()) else {
+                    let Some((pass, _, _, i)) = taken.filter(|_| !quit()) else {
                         pool.all_taken.store(true, Ordering::SeqCst);
                         // Its tables go back to the system: the last task may take the
                         // whole table.
@@ -664,7 +682,7 @@ pub fn run(
                         && matches!(outcome, Err(Attempt::Budget))
                         && !stop.load(Ordering::SeqCst);
                     if later {
-                        lock_queue().insert((pass + 1, i));
+                        lock_queue().insert(place(pass + 1, i));
                         pool.all_taken.store(false, Ordering::SeqCst);
                     }
                     pool.active.fetch_sub(1, Ordering::SeqCst);

@@ -122,6 +122,18 @@ fn with_a_first_move_every_task_has_its_quick_passes_before_any_climbs_higher() 
         panic!("both rungs were used: {lines:?}");
     };
     assert!(last_quick < first_high, "{lines:?}");
+    // The capped pass takes the tasks least promising first: here, without a ranking,
+    // in reverse move order.
+    let mut first_seen: Vec<&str> = Vec::new();
+    for f in lines.iter().filter(|f| whole(f) && !high(f)) {
+        if !first_seen.contains(&f[1].as_str()) {
+            first_seen.push(&f[1]);
+        }
+    }
+    let mut descending = first_seen.clone();
+    descending.sort_by(|a, b| b.cmp(a));
+    assert_eq!(first_seen, descending, "task names start with their index");
+    assert_eq!(first_seen.len(), plan.unique().count());
     for f in lines.iter().filter(|f| whole(f) && high(f)) {
         assert!(
             hard.contains(&f[1].as_str()),
