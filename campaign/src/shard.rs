@@ -521,6 +521,7 @@ pub fn run(
                 running: Vec::new(),
                 helped: 0,
                 finished: false,
+                pass: None,
             })
         };
         let ranked = crate::order::task_order(plan, dir, opts, &budget, &note);
@@ -570,6 +571,24 @@ pub fn run(
     let queue: Mutex<std::collections::BTreeSet<(usize, bool, usize, usize)>> =
         Mutex::new((0..work.len()).map(|i| place(0, i)).collect());
     let lock_queue = || queue.lock().unwrap_or_else(|p| p.into_inner());
+    // The pass under way (that of the next task to take), for the progress line.
+    let pass_line = || {
+        if passes.len() < 2 {
+            return None;
+        }
+        let q = lock_queue();
+        let (pass, ..) = *q.first()?;
+        let waiting = q.iter().filter(|e| e.0 == pass).count();
+        let budget = match passes[pass] {
+            Some(n) => format!("each task within {}", crate::decisions::nodes(n)),
+            None => "the rest as usual".into(),
+        };
+        Some(format!(
+            "pass {} of {} ({budget}), {waiting} tasks waiting for it",
+            pass + 1,
+            passes.len()
+        ))
+    };
     let pool = Pool::default();
     let open = AtomicUsize::new(0);
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
@@ -611,6 +630,7 @@ pub fn run(
                 .collect(),
             helped: pool.helped.load(Ordering::Relaxed),
             finished: finished.is_some(),
+            pass: pass_line(),
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);

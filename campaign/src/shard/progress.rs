@@ -37,6 +37,9 @@ pub struct Progress {
     pub helped: usize,
     /// This report is for a task that just finished (named in `last`), not a periodic one.
     pub finished: bool,
+    /// With passes over the tasks (a fixed first move): the pass under way, as `pass 1 of 3
+    /// (each task within 10M nodes), 120 tasks waiting for it`.
+    pub pass: Option<String>,
 }
 
 /// A task in flight, as the progress line shows it.
@@ -83,6 +86,11 @@ impl Progress {
             },
             self.last
         ) + &self.running_list()
+            + &self
+                .pass
+                .as_ref()
+                .map(|p| format!("; {p}"))
+                .unwrap_or_default()
     }
 
     /// `; running NAME (T), ...` for the tasks in flight that have run a minute or more

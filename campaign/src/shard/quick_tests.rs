@@ -100,8 +100,22 @@ fn with_a_first_move_every_task_has_its_quick_passes_before_any_climbs_higher() 
         ..Budget::default()
     };
     let dir = tempdir("top-quick");
+    let seen = Mutex::new(Vec::new());
+    let note = |p: &Progress| seen.lock().expect("lines").push(p.line());
     let (manifest, done) =
-        run(&plan, &dir, &small_table(), budget(1), &|_| {}).expect("every reply refuted");
+        run(&plan, &dir, &small_table(), budget(1), &note).expect("every reply refuted");
+    // The progress line says which pass is under way.
+    let seen = seen.into_inner().expect("lines");
+    let first = seen
+        .iter()
+        .position(|l| l.contains("; pass 1 of 2 (each task within "));
+    let second = seen
+        .iter()
+        .position(|l| l.contains("; pass 2 of 2 (the rest as usual)"));
+    assert!(
+        matches!((first, second), (Some(a), Some(b)) if a < b),
+        "{seen:#?}"
+    );
     assert_eq!(manifest.root.winner, Color::Black);
     assert!(done.iter().all(|d| d.winner == Color::Black));
     let lines = decisions(&dir);

@@ -243,6 +243,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
         }],
         helped: 0,
         finished: false,
+        pass: None,
     }
     .line();
     assert!(

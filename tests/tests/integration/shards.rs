@@ -275,6 +275,7 @@ fn progress_lines_name_the_long_running_tasks() {
         ],
         helped: 0,
         finished: false,
+        pass: None,
     };
     let line = p.line();
     assert!(
