@@ -449,6 +449,15 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
                     return Ok(a);
                 }
             }
+            // Else any action closing at once: its proof is one step, where the least work
+            // (1 for a child the evaluation decided) can still need a long one.
+            if !proven.is_empty() {
+                for a in st.actions(g) {
+                    if self.outlast_line(&st.play(a), x).is_some() {
+                        return Ok(a);
+                    }
+                }
+            }
             if let Some(&(_, a)) = proven.first() {
                 return Ok(a);
             }

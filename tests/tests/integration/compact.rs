@@ -317,23 +317,21 @@ fn a_limited_run_converts_part_and_a_second_run_the_rest() {
     let _ = std::fs::remove_dir_all(&whole);
 }
 
+/// `tests/data/trim/4x6-c1-c4xb4-a5-a3xc1.cert.zst`: 4x6 after c1-c4xb4 a5-a3xc1, White to
+/// move and winning, as the solver wrote it before it preferred closing moves (`amazons
+/// solve 4x6 --moves "c1-c4xb4 a5-a3xc1" --hash 16` at commit 2387a5e).
+fn untrimmed() -> Certificate {
+    read(&crate::common::workspace_root().join("tests/data/trim/4x6-c1-c4xb4-a5-a3xc1.cert.zst"))
+}
+
 #[test]
 fn trimming_replaces_long_subproofs_but_keeps_the_cited_ones() {
-    // 4x6 after c1-c4xb4 a5-a3xc1 (White to move, wins): as solved, some choices have a
-    // long subproof where another move closes at once, and some of those subproofs prove a
-    // claim that a later `Transposition` cites (dropping them breaks the proof: measured on
-    // the published 4x5, 4x6 and 5x5 results).
-    let root = Position::start("4x6").expect("4x6");
-    let moves = ["c1-c4xb4", "a5-a3xc1"];
-    let mut pos = amazons_solver::pos::Pos::from_position(&root);
-    let g = amazons_solver::geometry::Geometry::new(root.board);
-    for m in moves {
-        pos = pos.play(Move::parse(root.board, m).expect("a move"));
-    }
-    let start = pos.to_position(&g);
-    let solved = amazons_solver::solve(&start, &small_options(), "test").expect("solved");
-    let before = solved.certificate.steps.len();
-    let (trimmed, t) = amazons_solver::trim::trim_certificate(solved.certificate.clone());
+    // Some choices have a long subproof where another move closes at once, and some of
+    // those subproofs prove a claim that a later `Transposition` cites (dropping them
+    // breaks the proof: measured on the published 4x5, 4x6 and 5x5 results).
+    let cert = untrimmed();
+    let before = cert.steps.len();
+    let (trimmed, t) = amazons_solver::trim::trim_certificate(cert.clone());
     assert!(t.choices > 0, "some choice trimmed: {t:?}");
     assert!(
         t.protected > 0,
@@ -349,7 +347,7 @@ fn trimming_replaces_long_subproofs_but_keeps_the_cited_ones() {
         saved >= amazons_solver::trim::MIN_SAVED as u64 * t.choices,
         "{t:?}"
     );
-    assert_eq!(trimmed.root, solved.certificate.root, "same claim");
+    assert_eq!(trimmed.root, cert.root, "same claim");
     if let Err(e) = amazons_checker::check(&trimmed) {
         panic!("rejected after trimming: {e}");
     }
@@ -359,6 +357,26 @@ fn trimming_replaces_long_subproofs_but_keeps_the_cited_ones() {
     assert!(
         t.passes > 1 && t.passes < amazons_solver::trim::MAX_PASSES,
         "{t:?}"
+    );
+}
+
+#[test]
+fn the_solver_prefers_a_move_that_closes_at_once() {
+    // The same position solved now: where a move closes at once the solver takes it, so
+    // trimming finds nothing, and the proof is shorter than the one written before.
+    let old = untrimmed();
+    let mut fresh = amazons_solver::solve(&old.root.position, &small_options(), "test")
+        .expect("solved")
+        .certificate;
+    amazons_solver::compact::add_search_steps(&mut fresh);
+    assert_eq!(fresh.root, old.root);
+    let (_, t) = amazons_solver::trim::trim_certificate(fresh.clone());
+    assert_eq!(t.choices, 0, "{t:?}");
+    assert!(
+        fresh.steps.len() < old.steps.len(),
+        "{} < {}",
+        fresh.steps.len(),
+        old.steps.len()
     );
 }
 
