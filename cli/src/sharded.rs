@@ -46,7 +46,10 @@ pub(crate) struct Sharding {
     /// winning task settles the root, and they keep their ranked place).
     #[arg(long, value_name = "DIR")]
     pub(crate) shards: Option<PathBuf>,
-    /// With --shards: fix this first move and make one task per reply.
+    /// With --shards: fix this first move and make one task per reply. Every reply must then
+    /// be proved, so without --max-nodes the tasks go in passes: each whole within 10M
+    /// nodes, least promising replies first (the quickest), then those over it within 100M,
+    /// then the rest up the ladder, split if need be (`quick pass` lines in decisions.tsv).
     #[arg(long, value_name = "MOVE", requires = "shards")]
     pub(crate) first_move: Option<String>,
     /// With --shards: worker threads (default: all cores); the table is split among them.
