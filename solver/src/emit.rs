@@ -452,10 +452,8 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             // Else any action closing at once: its proof is one step, where the least work
             // (1 for a child the evaluation decided) can still need a long one.
             if !proven.is_empty() {
-                for a in st.actions(g) {
-                    if self.outlast_line(&st.play(a), x).is_some() {
-                        return Ok(a);
-                    }
+                if let Some(a) = self.first_closing(st, x) {
+                    return Ok(a);
                 }
             }
             if let Some(&(_, a)) = proven.first() {
@@ -473,14 +471,19 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             }
         }
         // Last resort: a child decided statically but evicted from the table.
-        for a in st.actions(g) {
-            if self.outlast_line(&st.play(a), x).is_some() {
-                return Ok(a);
-            }
-        }
-        Err(EmitError::NoProvenMove {
-            winner: x,
-            grid: st.to_position(g).grid(),
-        })
+        self.first_closing(st, x)
+            .ok_or_else(|| EmitError::NoProvenMove {
+                winner: x,
+                grid: st.to_position(g).grid(),
+            })
+    }
+
+    /// The first action of `x` (to move) in canonical order after which an outlast step
+    /// closes the child at once.
+    fn first_closing(&mut self, st: &State, x: Color) -> Option<Action> {
+        let g = self.main.geometry();
+        st.actions(g)
+            .into_iter()
+            .find(|&a| self.outlast_line(&st.play(a), x).is_some())
     }
 }

@@ -7,9 +7,9 @@
 //! loser has no move (`NoMove`, SPEC 5.3) or the checker's outlast rule accepts an empty
 //! list (SPEC 5.4); the first such action in canonical order replaces the choice (it may
 //! be the chosen one, whose subproof was longer than it needed), and its one step replaces
-//! the subproof. Both acceptances are asked of the checker's
-//! own code. A subproof is only dropped when no step after it cites, by `Transposition`,
-//! a claim first proven inside it, and when it cites no shard (its file stays cited).
+//! the subproof. Both acceptances are asked of the checker's own code. A subproof is only
+//! dropped when no step after it cites, by `Transposition`, a claim first proven inside
+//! it, and when it cites no shard (its file stays cited).
 //! The result is checked in full by the caller (`amazons compact --trim`), so a mistake
 //! here can only make the rewrite fail, never pass a wrong proof.
 
