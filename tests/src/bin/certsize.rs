@@ -21,7 +21,10 @@
 //! each, the first action in canonical order whose child the outlast rule accepts with an
 //! empty list. `TRIM=1` counts the steps trimming would save (one pass, see
 //! `amazons_solver::trim`), and choices with an alternative proven earlier. Also printed: steps and raw bytes per step kind, and the steps saved per
-//! limit N = 4..=12 with the minimax time for the limits given.
+//! limit N = 4..=12, and for the limits given the time of the checker's own search
+//! (`rules::GameSearch`) on each maximal subtree, with the steps saved when only subtrees
+//! whose search costs at most so many ns per saved step become `Search` steps
+//! (`NODES=1`: also the nodes of a plain memoized minimax).
 
 use amazons_checker::{actions, after, rules};
 use amazons_format::{stored, Action, Cell, Certificate, Claim, Color, Position, Step, Symmetry};
@@ -62,6 +65,9 @@ struct Tiny {
     search_nodes: u64,
     search_time: Duration,
     searched_roots: u64,
+    /// Per searched root: the checker's own search time (`rules::GameSearch`, ns) and the
+    /// steps a `Search` step there would save.
+    costs: Vec<(u64, u64)>,
 }
 
 struct Walker {
@@ -78,6 +84,8 @@ struct Walker {
     tiny: Vec<Tiny>,
     timed: Vec<u32>,
     memo: Vec<HashMap<[u64; 4], bool>>,
+    /// The checker's search, one per limit (its memo as the checker keeps it).
+    game: Vec<amazons_checker::rules::GameSearch>,
     /// Per step kind: count and raw bytes; and the outlast moves listed.
     kinds: std::collections::BTreeMap<&'static str, (u64, u64)>,
     exact: amazons_checker::rules::OnePlayer,
@@ -92,6 +100,8 @@ struct Walker {
     auto_tries: u64,
     auto_time: Duration,
     budget: Duration,
+    /// `NODES=1`: also count the nodes of a plain memoized minimax (slow) per root.
+    nodes: bool,
     /// `TRIM=1`: at a `Choice` whose child's proof is more than one step, whether another
     /// action leads to a claim proven earlier (up to symmetry: a 2-step replacement) or
     /// to one the outlast rule accepts with an empty list, or the opponent has no move;
@@ -304,8 +314,21 @@ impl Walker {
         let tiny_roots: Vec<u32> = (4..=12u32)
             .filter(|&n| all <= n && (parent_empty == 0 || p_all > n))
             .collect();
+        let mut priced = Vec::new();
         for &n in &tiny_roots {
-            if self.timed.contains(&n) && self.tiny[n as usize].search_time < self.budget {
+            if self.timed.contains(&n) {
+                let game = &mut self.game[n as usize];
+                let t = Instant::now();
+                let mover = game.mover_wins(&claim.position, claim.spare);
+                priced.push((n, t.elapsed().as_nanos() as u64));
+                if mover != (claim.position.to_move == claim.winner) {
+                    bail!("the checker's search says the winner loses at step {start}");
+                }
+            }
+            if self.timed.contains(&n)
+                && self.nodes
+                && self.tiny[n as usize].search_time < self.budget
+            {
                 let t = Instant::now();
                 let mut nodes = 0;
                 let memo = &mut self.memo[n as usize];
@@ -419,6 +442,9 @@ impl Walker {
                 t.saved_reach += size - 1;
             }
         }
+        for (n, ns) in priced {
+            self.tiny[n as usize].costs.push((ns, size - 1));
+        }
         if let Some(h) = self.here.last_mut() {
             h.insert(key);
         }
@@ -492,6 +518,9 @@ fn main() -> Result<()> {
         tiny: vec![Tiny::default(); 13],
         timed,
         memo: vec![HashMap::new(); 13],
+        game: (0..13)
+            .map(|_| amazons_checker::rules::GameSearch::new(cert.root.position.board))
+            .collect(),
         kinds: Default::default(),
         exact: amazons_checker::rules::OnePlayer::new(cert.root.position.board),
         auto: std::env::var("AUTO").is_ok(),
@@ -506,6 +535,7 @@ fn main() -> Result<()> {
         auto_tries: 0,
         auto_time: Duration::ZERO,
         budget: Duration::from_secs(300),
+        nodes: std::env::var("NODES").is_ok(),
     };
     let mut check_time = Duration::ZERO;
     let dir_shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
@@ -585,6 +615,48 @@ fn main() -> Result<()> {
             t.search_nodes,
             t.search_time.as_secs_f64()
         );
+    }
+    // Search steps chosen by price: a root is replaced only when the checker's search
+    // there costs at most R ns per step it saves (the cheapest first).
+    println!(
+        "explicit checking: {:.0} ns per step",
+        1e9 * check_time.as_secs_f64() / base_steps
+    );
+    println!("| N | at most ns per saved step | roots | saved | checker search s |");
+    println!("|---|---|---|---|---|");
+    for n in 4..=12usize {
+        let mut costs = w.tiny[n].costs.clone();
+        if costs.is_empty() {
+            continue;
+        }
+        costs.sort_by(|a, b| (a.0 * b.1.max(1)).cmp(&(b.0 * a.1.max(1))));
+        for limit in [
+            1000u64,
+            2000,
+            5000,
+            10_000,
+            20_000,
+            50_000,
+            100_000,
+            u64::MAX,
+        ] {
+            let chosen = costs
+                .iter()
+                .filter(|&&(ns, saved)| ns <= limit.saturating_mul(saved));
+            let (roots, saved, ns) = chosen.fold((0u64, 0u64, 0u64), |(r, s, t), &(ns, sv)| {
+                (r + 1, s + sv, t + ns)
+            });
+            let shown = if limit == u64::MAX {
+                "any".to_string()
+            } else {
+                limit.to_string()
+            };
+            println!(
+                "| {n} | {shown} | {roots} | {:.1}% | {:.1} |",
+                100.0 * saved as f64 / base_steps,
+                ns as f64 / 1e9
+            );
+        }
     }
     Ok(())
 }
