@@ -1,8 +1,9 @@
 //! The table size of a campaign from the machine's free memory, and the table a search of N nodes fills.
 
 /// The share of `MemAvailable` a campaign's tables may use, in percent: the rest is the
-/// margin for proofs being written, other processes and the page cache.
-pub const SHARE_PERCENT: usize = 65;
+/// margin for proofs being extracted, checked and written (some GB per thread for a task
+/// with tens of millions of steps), other processes and the page cache.
+pub const SHARE_PERCENT: usize = 50;
 
 /// Smallest table a rung of the ladder gets, in MiB.
 pub const MIN_TABLE_MIB: usize = 16;
@@ -71,7 +72,7 @@ mod tests {
         assert_eq!(mem_available_mib(meminfo), Some(20000));
         assert_eq!(mem_available_mib("MemTotal: 5 kB\n"), None);
         let c = Choice::from_available(20000);
-        assert_eq!(c.mib, 13000);
+        assert_eq!(c.mib, 10000);
         assert_eq!(Choice::from_available(3).mib, MIN_TABLE_MIB);
     }
 
