@@ -378,6 +378,11 @@ impl OnePlayer {
 pub struct GameSearch {
     board: Board,
     memo: HashMap<(u128, u128, u128, bool, i32), bool, amazons_format::fasthash::Fast>,
+    /// States searched (memo misses) since the last [`GameSearch::mover_wins_within`].
+    nodes: u64,
+    /// Past this many nodes a search gives up ([`GameSearch::mover_wins_within`] only; the
+    /// checker's own searches never set it).
+    budget: u64,
 }
 
 impl GameSearch {
@@ -389,7 +394,26 @@ impl GameSearch {
         GameSearch {
             board,
             memo: HashMap::default(),
+            nodes: 0,
+            budget: u64::MAX,
         }
+    }
+
+    /// [`GameSearch::mover_wins`] from an empty memo, given up (`None`) past `budget`
+    /// states: what a producer pays to replace a subtree by a `Search` step, the same
+    /// whatever was searched before. The memo is emptied again after giving up, since the
+    /// states left in it are not all settled.
+    pub fn mover_wins_within(&mut self, pos: &Position, spare: i32, budget: u64) -> Option<bool> {
+        self.memo.clear();
+        self.nodes = 0;
+        self.budget = budget;
+        let win = self.mover_wins(pos, spare);
+        self.budget = u64::MAX;
+        if self.nodes > budget {
+            self.memo.clear();
+            return None;
+        }
+        Some(win)
     }
 
     /// Whether the side to move in `pos` wins, Black holding `spare` spare moves (White
@@ -398,9 +422,8 @@ impl GameSearch {
         if !pos.is_valid() || pos.board.len() > 128 {
             return false;
         }
-        if pos.board != self.board {
-            *self = GameSearch::new(pos.board);
-        } else if self.memo.len() > Self::MEMO_CAP {
+        if pos.board != self.board || self.memo.len() > Self::MEMO_CAP {
+            self.board = pos.board;
             self.memo.clear();
         }
         let mask = |cell: Cell| {
@@ -428,6 +451,10 @@ impl GameSearch {
         let key = (white, black, empty, white_moves, spare);
         if let Some(&known) = self.memo.get(&key) {
             return known;
+        }
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return false;
         }
         let (mine, theirs) = if white_moves {
             (white, black)

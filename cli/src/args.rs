@@ -46,8 +46,8 @@ pub(crate) enum Command {
         #[command(flatten)]
         setup: Setup,
         /// Certificate file to write (default: a name under the current directory). It is
-        /// written compact, as are the shards of --shards: every subtree on a position with
-        /// at most 4 empty squares is one `Search` step (SPEC 5.8; see --as-extracted).
+        /// written compact, as are the shards of --shards: subtrees on small positions are
+        /// one `Search` step (SPEC 5.8; see `compact --search` and --as-extracted).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Transposition table size in MiB (bounds the search memory). Default 512; with
@@ -211,8 +211,8 @@ pub(crate) enum Command {
     },
     /// Rewrite a certificate file, or a sharded result directory (shards first, then the
     /// files citing them), with every outlast list cut to the shortest prefix the checker's
-    /// completion accepts (SPEC 5.4), and with `--search` every subtree on a position with
-    /// at most 4 empty squares replaced by a `Search` step (SPEC 5.8). The input is checked
+    /// completion accepts (SPEC 5.4), and with `--search` subtrees on small positions
+    /// replaced by a `Search` step (SPEC 5.8). The input is checked
     /// first and refused untouched if wrong (exit 1) or damaged (exit 2); each rewritten
     /// file is checked and written under a temporary name (one file in memory at a time),
     /// and they all replace the originals at the end, in the same stored form.
@@ -220,9 +220,10 @@ pub(crate) enum Command {
         /// A certificate file, or a sharded result's directory (with its manifest).
         #[arg(value_name = "PATH")]
         path: PathBuf,
-        /// Also replace every subtree on a position with at most 4 empty squares by one
-        /// `Search` step, which the checker decides by exhaustive search (SPEC 5.8):
-        /// fewer steps and bytes, more checking time.
+        /// Also replace subtrees on small positions by one `Search` step, which the checker
+        /// decides by exhaustive search (SPEC 5.8): every subtree on a position with at most
+        /// 4 empty squares, and one with 5 to 7 where the checker's search settles it within
+        /// 32 states per step saved. Fewer steps and bytes, more checking time.
         #[arg(long)]
         search: bool,
         /// Also trim choices: where the winner's chosen move needs a subproof of 3 or more

@@ -76,8 +76,8 @@ pub(crate) struct Sharding {
     #[arg(long, requires = "shards")]
     pub(crate) shared_table: bool,
     /// Write the certificate (with --shards: every shard) as the solver extracted it,
-    /// without replacing each subtree on a position with at most 4 empty squares by one
-    /// `Search` step (SPEC 5.8): larger, and faster to check; for measuring what `amazons
+    /// without replacing subtrees on small positions by one `Search` step (SPEC 5.8):
+    /// larger, and faster to check; for measuring what `amazons
     /// compact --search` does.
     #[arg(long)]
     pub(crate) as_extracted: bool,

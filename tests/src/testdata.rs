@@ -9,7 +9,7 @@
 use amazons_checker::{after, rules};
 use amazons_format::{
     encode, file::frame, hash_body, Action, Board, Certificate, Claim, Color, LocalClaim, Meta,
-    Move, Position, Step, Symmetry,
+    Move, Position, Step, Symmetry, SEARCH_LIMIT,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -176,6 +176,17 @@ fn search_proof(root: &Claim) -> (Claim, Vec<Step>) {
 }
 
 use amazons_checker::actions;
+
+/// Whether the claim's winner wins, by the game's definition over the checker's actions
+/// (no memo: for the small positions of the search vectors).
+fn plain_minimax(c: &Claim) -> bool {
+    let mut children = actions(c).into_iter().map(|a| plain_minimax(&after(c, a)));
+    if c.position.to_move == c.winner {
+        children.any(|w| w)
+    } else {
+        children.all(|w| w)
+    }
+}
 
 /// A 4x4 position for symmetry `s`: two components, each a White queen beside an empty
 /// square, every other square an arrow, the first component (in component order) the image
@@ -383,37 +394,59 @@ pub fn vectors() -> Vec<Vector> {
         "Outlast (5.4): Black's region has 2 empty squares but Black can make only 1 move (exact M)");
 
     // Search: on 3x1 `X.O` Black to move wins (a1-b1xa1 leaves White stuck). Spare moves
-    // in searches are covered by the checker's unit tests (a root holds none).
+    // in searches are covered by the checker's unit tests (a root holds none). The winner
+    // of `X.......O` (at the limit) is found by a plain minimax over the checker's actions.
+    let at_limit = format!("X{}O", ".".repeat(SEARCH_LIMIT));
+    let limit_winner = if plain_minimax(&claim(&at_limit, B, 0, B)) {
+        B
+    } else {
+        W
+    };
+    let too_large = format!("X{}O", ".".repeat(SEARCH_LIMIT + 1));
     let searches = [
         (
             "accept-search.cert",
-            "X.O",
+            "X.O".to_string(),
             B,
             Accepted,
-            "Search (5.8): Black to move wins X.O by a1-b1xa1",
+            "Search (5.8): Black to move wins X.O by a1-b1xa1".to_string(),
+        ),
+        (
+            "accept-search-at-limit.cert",
+            at_limit.clone(),
+            limit_winner,
+            Accepted,
+            format!(
+                "Search (5.8): {at_limit} has SEARCH_LIMIT = {SEARCH_LIMIT} empty squares; {} wins it with Black to move (a plain minimax agrees)",
+                limit_winner.name()
+            ),
         ),
         (
             "reject-search-loses.cert",
-            "X.O",
+            "X.O".to_string(),
             W,
             Wrong("SearchLoses"),
-            "Search (5.8): the claim of accept-search with the winner swapped",
+            "Search (5.8): the claim of accept-search with the winner swapped".to_string(),
         ),
         (
             "reject-search-too-large.cert",
-            "X.....O",
+            too_large.clone(),
             B,
             Wrong("SearchTooLarge"),
-            "Search (5.8): 7x1 X.....O has 5 empty squares, more than SEARCH_LIMIT = 4",
+            format!(
+                "Search (5.8): {}x1 {too_large} has {} empty squares, more than SEARCH_LIMIT = {SEARCH_LIMIT}",
+                SEARCH_LIMIT + 3,
+                SEARCH_LIMIT + 1
+            ),
         ),
     ];
     for (file, grid, winner, expected, about) in searches {
-        let root = claim(grid, B, 0, winner);
+        let root = claim(&grid, B, 0, winner);
         add(
             file,
             bytes(&cert(&root, vec![Step::Search], "testdata: search")),
             expected,
-            about,
+            &about,
         );
     }
 

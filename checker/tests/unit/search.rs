@@ -107,3 +107,27 @@ fn search_agrees_with_plain_minimax_on_many_small_positions() {
     }
     assert!(accepted > 50 && rejected > 50, "{accepted} / {rejected}");
 }
+
+#[test]
+fn a_search_within_a_budget_gives_up_past_it_and_forgets_what_it_left() {
+    // 4x2 with 5 empty squares: more than one state to search.
+    let c = claim("X..O|...#", Color::Black, 0, Color::Black);
+    let pos = &c.position;
+    let mut game = amazons_checker::rules::GameSearch::new(pos.board);
+    let truth = winner_wins(&c);
+    assert_eq!(
+        game.mover_wins_within(pos, 0, 1),
+        None,
+        "one state is not enough"
+    );
+    // After giving up, the memo holds nothing unsettled: the plain search is still right.
+    assert_eq!(game.mover_wins(pos, 0), truth);
+    assert_eq!(game.mover_wins_within(pos, 0, u64::MAX), Some(truth));
+    // The least budget that settles it is found, and one less is not enough.
+    let least = (1..100_000)
+        .find(|&b| game.mover_wins_within(pos, 0, b).is_some())
+        .expect("settled within 100,000 states");
+    assert!(least > 1);
+    assert_eq!(game.mover_wins_within(pos, 0, least), Some(truth));
+    assert_eq!(game.mover_wins_within(pos, 0, least - 1), None);
+}

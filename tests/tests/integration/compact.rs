@@ -4,7 +4,7 @@ use crate::common::small_options;
 use amazons_campaign::shard::{self, Plan};
 use amazons_checker::cli::DirShards;
 use amazons_checker::rules::OnePlayer;
-use amazons_format::{stored, Certificate, Claim, Move, Position, Step};
+use amazons_format::{stored, Cell, Certificate, Claim, Move, Position, Step, SEARCH_LIMIT};
 use amazons_solver::compact::{
     compact_path, rewrite_limited, rewrite_path, shortest_outlast, CompactError,
 };
@@ -393,4 +393,55 @@ fn trimming_a_sharded_result_keeps_every_shard_cited() {
         "every file still there, proving the same claim"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The claims proven by `Search` steps, walking `cert` in checking order.
+fn searched_claims(cert: &Certificate) -> Vec<Claim> {
+    let mut stack = vec![cert.root.clone()];
+    let mut out = Vec::new();
+    for step in &cert.steps {
+        let claim = stack.pop().expect("a claim for every step");
+        if matches!(step, Step::Search) {
+            out.push(claim.clone());
+        }
+        let children = amazons_solver::strategy::step_children(step, &claim).expect("fits");
+        stack.extend(children.into_iter().rev());
+    }
+    assert!(stack.is_empty(), "every claim has its step");
+    out
+}
+
+#[test]
+fn priced_searches_go_past_four_empty_squares_and_transpositions_follow_them() {
+    use amazons_solver::compact::{add_search_steps, ALWAYS_SEARCH};
+    let empties = |c: &Claim| {
+        (c.position.cells.iter())
+            .filter(|&&c| c == Cell::Empty)
+            .count()
+    };
+    let original = untrimmed();
+    let mut cert = original.clone();
+    let counts = add_search_steps(&mut cert);
+    if let Err(e) = amazons_checker::check(&cert) {
+        panic!("rejected after adding searches: {e}");
+    }
+    assert_eq!(cert.root, original.root);
+    // The original's Search steps (at most ALWAYS_SEARCH empty squares) stay or vanish
+    // inside a replaced subtree; every one past that is new, kept by its price or citing.
+    let searched = searched_claims(&cert);
+    let before = searched_claims(&original);
+    assert!(before.iter().all(|c| empties(c) <= ALWAYS_SEARCH));
+    assert!(searched.len() as u64 >= counts.searches);
+    assert!(cert.steps.len() < original.steps.len());
+    let priced = searched
+        .iter()
+        .filter(|c| empties(c) > ALWAYS_SEARCH)
+        .count() as u64;
+    assert_eq!(priced, counts.priced + counts.cited, "{counts:?}");
+    assert!(counts.priced > 0 && counts.cited > 0, "{counts:?}");
+    assert!(searched.iter().all(|c| empties(c) <= SEARCH_LIMIT));
+    // Again: nothing left to replace.
+    let mut again = cert.clone();
+    assert_eq!(add_search_steps(&mut again).searches, 0);
+    assert_eq!(again, cert);
 }
