@@ -181,13 +181,13 @@ impl Searcher {
         if let Step::Transposition { symmetry } = step {
             // At most ALWAYS_SEARCH empty squares: the cited claim may lie in a subtree
             // replaced by that rule, and is as small. Beyond, only if it does.
+            if empty <= ALWAYS_SEARCH {
+                return true;
+            }
             let cited = Claim {
                 position: symmetry.apply(&claim.position),
                 ..claim.clone()
             };
-            if empty <= ALWAYS_SEARCH {
-                return true;
-            }
             let hidden = self.hidden.contains(&claim_key(&cited));
             self.cited += u64::from(hidden);
             return hidden;
