@@ -135,7 +135,8 @@ struct Searcher {
     cited: u64,
 }
 
-fn empties(claim: &Claim) -> usize {
+/// The empty squares of the claim's position (over the whole board, as SPEC 5.8 counts).
+pub fn empties(claim: &Claim) -> usize {
     (claim.position.cells.iter())
         .filter(|&&c| c == Cell::Empty)
         .count()

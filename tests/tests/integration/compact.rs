@@ -4,7 +4,7 @@ use crate::common::small_options;
 use amazons_campaign::shard::{self, Plan};
 use amazons_checker::cli::DirShards;
 use amazons_checker::rules::OnePlayer;
-use amazons_format::{stored, Cell, Certificate, Claim, Move, Position, Step, SEARCH_LIMIT};
+use amazons_format::{stored, Certificate, Claim, Move, Position, Step, SEARCH_LIMIT};
 use amazons_solver::compact::{
     compact_path, rewrite_limited, rewrite_path, shortest_outlast, CompactError,
 };
@@ -413,12 +413,7 @@ fn searched_claims(cert: &Certificate) -> Vec<Claim> {
 
 #[test]
 fn priced_searches_go_past_four_empty_squares_and_transpositions_follow_them() {
-    use amazons_solver::compact::{add_search_steps, ALWAYS_SEARCH};
-    let empties = |c: &Claim| {
-        (c.position.cells.iter())
-            .filter(|&&c| c == Cell::Empty)
-            .count()
-    };
+    use amazons_solver::compact::{add_search_steps, empties, ALWAYS_SEARCH};
     let original = untrimmed();
     let mut cert = original.clone();
     let counts = add_search_steps(&mut cert);
