@@ -240,18 +240,32 @@ pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
     local
 }
 
-/// The squares of `open` (bit `sq` of a mask) a queen on `from` reaches along the eight
-/// rays, as a mask.
-fn reach(board: Board, from: usize, open: u128) -> u128 {
-    let mut out = 0;
-    for d in DIRS {
-        let mut sq = from;
-        while let Some(next) = step(board, sq, d).filter(|&n| open & (1 << n) != 0) {
-            out |= 1 << next;
-            sq = next;
-        }
+/// The eight rays from every square of a board, listed once so that the searches below
+/// do not recompute coordinates: `rays[8 * sq + d]` holds the squares one, two, ... steps
+/// from `sq` in direction `DIRS[d]`, nearest first, up to the edge.
+struct Rays(Vec<Vec<usize>>);
+
+impl Rays {
+    fn new(board: Board) -> Rays {
+        let ray = |sq: usize, d: (i32, i32)| {
+            std::iter::successors(step(board, sq, d), |&next| step(board, next, d)).collect()
+        };
+        let all = (0..board.len()).flat_map(|sq| DIRS.map(|d| ray(sq, d)));
+        Rays(all.collect())
     }
-    out
+
+    /// The squares of `open` (bit `sq` of a mask) a queen on `from` reaches along the
+    /// eight rays, as a mask: each ray up to its first square not in `open`.
+    fn reach(&self, from: usize, open: u128) -> u128 {
+        let rays = self.0.get(8 * from..8 * from + 8).unwrap_or_default();
+        let mut out = 0;
+        for ray in rays {
+            for &sq in ray.iter().take_while(|&&sq| open & (1 << sq) != 0) {
+                out |= 1 << sq;
+            }
+        }
+        out
+    }
 }
 
 /// The squares of a mask, lowest first.
@@ -282,6 +296,7 @@ pub fn one_player_max(pos: &Position, color: Color) -> u32 {
 /// at most its number of empty squares, and its search stops once it reaches that bound.
 pub struct OnePlayer {
     board: Board,
+    rays: Rays,
     memo: HashMap<(u128, u128), u32, amazons_format::fasthash::Fast>,
 }
 
@@ -290,6 +305,7 @@ impl OnePlayer {
     pub fn new(board: Board) -> OnePlayer {
         OnePlayer {
             board,
+            rays: Rays::new(board),
             memo: HashMap::default(),
         }
     }
@@ -336,7 +352,7 @@ impl OnePlayer {
     }
 
     fn reach(&self, from: usize, open: u128) -> impl Iterator<Item = usize> {
-        squares(reach(self.board, from, open))
+        squares(self.rays.reach(from, open))
     }
 
     /// The maximum for one region: every move of every queen, memoized.
@@ -377,6 +393,7 @@ impl OnePlayer {
 /// ends.
 pub struct GameSearch {
     board: Board,
+    rays: Rays,
     memo: HashMap<(u128, u128, u128, bool, i32), bool, amazons_format::fasthash::Fast>,
     /// States searched (memo misses) since the last [`GameSearch::mover_wins_within`].
     nodes: u64,
@@ -393,6 +410,7 @@ impl GameSearch {
     pub fn new(board: Board) -> GameSearch {
         GameSearch {
             board,
+            rays: Rays::new(board),
             memo: HashMap::default(),
             nodes: 0,
             budget: u64::MAX,
@@ -422,8 +440,11 @@ impl GameSearch {
         if !pos.is_valid() || pos.board.len() > 128 {
             return false;
         }
-        if pos.board != self.board || self.memo.len() > Self::MEMO_CAP {
-            self.board = pos.board;
+        if pos.board != self.board {
+            (self.board, self.rays) = (pos.board, Rays::new(pos.board));
+            self.memo.clear();
+        }
+        if self.memo.len() > Self::MEMO_CAP {
             self.memo.clear();
         }
         let mask = |cell: Cell| {
@@ -437,7 +458,7 @@ impl GameSearch {
     }
 
     fn reach(&self, from: usize, open: u128) -> impl Iterator<Item = usize> {
-        squares(reach(self.board, from, open))
+        squares(self.rays.reach(from, open))
     }
 
     fn wins(

@@ -18,7 +18,7 @@ pub const ONE_PLAYER_EXACT_LIMIT: usize = 12;
 
 /// A claim whose position has at most this many empty squares may be proven by a
 /// [`Step::Search`]: the checker decides it by exhaustive search (SPEC 5.8).
-pub const SEARCH_LIMIT: usize = 7;
+pub const SEARCH_LIMIT: usize = 10;
 
 /// "`winner` wins `position` (with its side to move) when the players also hold spare
 /// moves": `spare > 0` means Black holds `spare` spare moves, `spare < 0` White holds

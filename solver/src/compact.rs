@@ -117,9 +117,9 @@ pub const ALWAYS_SEARCH: usize = 4;
 /// What a `Search` step may cost the checker on a position with more than
 /// [`ALWAYS_SEARCH`] empty squares (up to [`SEARCH_LIMIT`]): this many states of its own
 /// search (`rules::GameSearch`, from an empty memo) per step of the subtree it replaces
-/// beyond the one it leaves. Measured on two 5x6 shards (373,132 steps): 14% fewer
-/// stored bytes for 15% more checking time; 64 saved 19% for 50% more (BENCHMARKS).
-pub const SEARCH_PRICE: u64 = 32;
+/// beyond the one it leaves. With [`SEARCH_LIMIT`] 10, measured on two 5x6 shards: 19% and
+/// 22% fewer stored bytes for 1.7 times the checking time (BENCHMARKS, "Certificate size").
+pub const SEARCH_PRICE: u64 = 64;
 
 /// Which subtrees become one `Search` step (SPEC 5.8), walking the steps in checking order:
 /// every one whose position has at most [`ALWAYS_SEARCH`] empty squares, and those with

@@ -177,15 +177,33 @@ fn search_proof(root: &Claim) -> (Claim, Vec<Step>) {
 
 use amazons_checker::actions;
 
-/// Whether the claim's winner wins, by the game's definition over the checker's actions
-/// (no memo: for the small positions of the search vectors).
-fn plain_minimax(c: &Claim) -> bool {
-    let mut children = actions(c).into_iter().map(|a| plain_minimax(&after(c, a)));
-    if c.position.to_move == c.winner {
-        children.any(|w| w)
-    } else {
-        children.all(|w| w)
+/// Whether the claim's winner wins, by the game's definition over the checker's actions,
+/// remembering the claims it has settled (for the small positions of the search vectors).
+fn plain_minimax(c: &Claim, memo: &mut HashMap<Claim, bool>) -> bool {
+    if let Some(&known) = memo.get(c) {
+        return known;
     }
+    let mut children = actions(c).into_iter().map(|a| after(c, a));
+    let win = if c.position.to_move == c.winner {
+        children.any(|next| plain_minimax(&next, memo))
+    } else {
+        children.all(|next| plain_minimax(&next, memo))
+    };
+    memo.insert(c.clone(), win);
+    win
+}
+
+/// A Black queen, `empty` empty squares and a White queen in a row, in that order: on one
+/// rank if they fit on a board of at most 10 files, else on two ranks (the top one read
+/// first, the rest of the bottom rank arrows). Returns the grid and its width and height.
+fn queens_apart(empty: usize) -> (String, usize, usize) {
+    let cells = format!("X{}O", ".".repeat(empty));
+    if cells.len() <= 10 {
+        return (cells.clone(), cells.len(), 1);
+    }
+    let width = cells.len().div_ceil(2);
+    let cells = format!("{cells:#<0$}", 2 * width);
+    (format!("{}|{}", &cells[..width], &cells[width..]), width, 2)
 }
 
 /// A 4x4 position for symmetry `s`: two components, each a White queen beside an empty
@@ -395,14 +413,14 @@ pub fn vectors() -> Vec<Vector> {
 
     // Search: on 3x1 `X.O` Black to move wins (a1-b1xa1 leaves White stuck). Spare moves
     // in searches are covered by the checker's unit tests (a root holds none). The winner
-    // of `X.......O` (at the limit) is found by a plain minimax over the checker's actions.
-    let at_limit = format!("X{}O", ".".repeat(SEARCH_LIMIT));
-    let limit_winner = if plain_minimax(&claim(&at_limit, B, 0, B)) {
+    // of the position at the limit is found by a plain minimax over the checker's actions.
+    let (at_limit, ..) = queens_apart(SEARCH_LIMIT);
+    let limit_winner = if plain_minimax(&claim(&at_limit, B, 0, B), &mut HashMap::new()) {
         B
     } else {
         W
     };
-    let too_large = format!("X{}O", ".".repeat(SEARCH_LIMIT + 1));
+    let (too_large, large_w, large_h) = queens_apart(SEARCH_LIMIT + 1);
     let searches = [
         (
             "accept-search.cert",
@@ -434,8 +452,7 @@ pub fn vectors() -> Vec<Vector> {
             B,
             Wrong("SearchTooLarge"),
             format!(
-                "Search (5.8): {}x1 {too_large} has {} empty squares, more than SEARCH_LIMIT = {SEARCH_LIMIT}",
-                SEARCH_LIMIT + 3,
+                "Search (5.8): {large_w}x{large_h} {too_large} has {} empty squares, more than SEARCH_LIMIT = {SEARCH_LIMIT}",
                 SEARCH_LIMIT + 1
             ),
         ),
