@@ -634,6 +634,20 @@ pub fn run(
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);
+    // What is written down already is not written again: that a task was started (by an
+    // earlier run, or in an earlier pass of this one), or that it was over a quick pass's
+    // budget (which a resumed task, past that rung already, is again at once).
+    let started_before: Mutex<std::collections::HashSet<String>> = Mutex::new(
+        (std::fs::read_to_string(dir.join(STARTED_FILE)).unwrap_or_default())
+            .lines()
+            .map(str::to_string)
+            .collect(),
+    );
+    let quick_before: std::collections::HashSet<(String, String)> = (crate::decisions::read(dir)
+        .into_iter())
+    .filter(|[_, decision, _, _]| decision == crate::decisions::QUICK_PASS)
+    .map(|[task, _, budget, _]| (task, budget))
+    .collect();
     // The first line at once, before any shard is checked or task started.
     report(None);
     std::thread::scope(|scope| {
@@ -687,7 +701,10 @@ pub fn run(
                     if let Ok(mut r) = running.lock() {
                         r.push((task.index, task.name.clone(), Instant::now()));
                     }
-                    if on_disk(&plan.shard_path(dir, task)).is_none() {
+                    let first_start = (started_before.lock())
+                        .map(|mut names| names.insert(task.name.clone()))
+                        .unwrap_or(true);
+                    if first_start && on_disk(&plan.shard_path(dir, task)).is_none() {
                         append_line(dir, STARTED_FILE, &task.name);
                     }
                     let outcome = prove_position(
@@ -710,7 +727,8 @@ pub fn run(
                         r.retain(|(i, _, _)| *i != task.index);
                     }
                     if later {
-                        if let Some(q) = cap {
+                        let q = cap.map(crate::decisions::nodes).unwrap_or_default();
+                        if !quick_before.contains(&(task.name.clone(), q.clone())) {
                             let then = match passes[pass + 1] {
                                 Some(n) => format!("within {}", crate::decisions::nodes(n)),
                                 None => "as usual".into(),
@@ -719,7 +737,7 @@ pub fn run(
                                 dir,
                                 &task.name,
                                 crate::decisions::QUICK_PASS,
-                                &crate::decisions::nodes(q),
+                                &q,
                                 &format!(
                                     "over it: solved {then} once every task has had this pass"
                                 ),

@@ -195,3 +195,44 @@ fn the_passes_over_a_runs_tasks_need_a_first_move_and_a_ladder() {
         [Some(10_000_000), Some(100_000_000), None]
     );
 }
+
+#[test]
+fn a_resume_does_not_write_down_again_what_earlier_runs_recorded() {
+    let (p, winning, costs) = reply_costs();
+    let (quick, _, ladder) = quick_ladder(&costs);
+    let plan = Plan::new(&p, Some(winning)).expect("plan");
+    let budget = Budget {
+        threads: 1,
+        ladder: Some(ladder),
+        quick: Some(quick),
+        ..Budget::default()
+    };
+    let dir = tempdir("quick-resume");
+    run(&plan, &dir, &small_table(), budget.clone(), &|_| {}).expect("every reply refuted");
+    let quick_lines = |dir: &Path| -> Vec<(String, String)> {
+        (decisions(dir).into_iter())
+            .filter(|f| f[2] == crate::decisions::QUICK_PASS)
+            .map(|f| (f[1].clone(), f[3].clone()))
+            .collect()
+    };
+    let hard = quick_lines(&dir);
+    assert!(!hard.is_empty(), "some tasks were over the quick budget");
+    // The hard tasks' shards are lost (as after kill -9 in their last seconds): the rerun
+    // solves them again, past the quick rung at once, without a second note of either.
+    for task in plan.unique() {
+        if hard.iter().any(|(name, _)| *name == task.name) {
+            std::fs::remove_file(plan.shard_path(&dir, task)).expect("a shard");
+        }
+    }
+    std::fs::remove_file(dir.join("manifest.cert")).expect("the manifest");
+    run(&plan, &dir, &small_table(), budget, &|_| {}).expect("every reply refuted");
+    assert_eq!(quick_lines(&dir), hard, "each quick pass noted once");
+    let started = std::fs::read_to_string(dir.join(STARTED_FILE)).expect("started.tsv");
+    let names: Vec<&str> = started.lines().collect();
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(names.len(), unique.len(), "{names:?}");
+    assert!(hard.iter().all(|(name, _)| names.contains(&name.as_str())));
+    let _ = std::fs::remove_dir_all(&dir);
+}
