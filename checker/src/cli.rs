@@ -107,13 +107,14 @@ pub fn check_file(file: &Path, threads: usize) -> Verdict {
 }
 
 /// Checks every file named in `paths` (directories are searched recursively for `*.cert`
-/// and `*.cert.zst` files), a manifest's shards on `threads` threads, and returns the exit
-/// code: 0 when every certificate verifies, 1 when some certificate is wrong, 2 when some
-/// input (a shard included) is missing or damaged (which takes precedence).
-/// Verified claims go to stdout (one `verified: <claim>` line per file, after its `ok` line),
-/// errors and progress to stderr.
+/// and `*.cert.zst` files), a manifest's shards on `threads` threads (and the shard files
+/// of an unfinished result, each a certificate of its own, one per thread), and returns
+/// the exit code: 0 when every certificate verifies, 1 when some certificate is wrong, 2
+/// when some input (a shard included) is missing or damaged (which takes precedence).
+/// Verified claims go to stdout (one `verified: <claim>` line per file, after its `ok` line,
+/// in the order of the files), errors and progress to stderr.
 pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
-    let (mut unreadable, mut wrong) = (false, false);
+    let mut tally = Tally::default();
     if paths.is_empty() {
         eprintln!("no certificate files given");
         return 2;
@@ -123,13 +124,18 @@ pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
             Ok(files) => files,
             Err(message) => {
                 eprintln!("{}: unreadable: {message}", path.display());
-                unreadable = true;
+                tally.unreadable = true;
                 continue;
             }
         };
-        for input in files {
-            let file = match input {
-                Input::File(file) => file,
+        let mut inputs = files.into_iter();
+        while let Some(input) = inputs.next() {
+            match input {
+                Input::File(file) => {
+                    let start = Instant::now();
+                    let verdict = check_file(&file, threads);
+                    tally.tell(&file, verdict, start.elapsed().as_millis());
+                }
                 Input::Unfinished(dir, n) => {
                     eprintln!(
                         "{}: unfinished: {n} shard files in shards/ but the manifest \
@@ -139,57 +145,112 @@ pub fn run(paths: &[PathBuf], threads: usize) -> i32 {
                         dir.display()
                     );
                     // Nothing at all to check is an unreadable input.
-                    unreadable |= n == 0;
-                    continue;
-                }
-            };
-            let start = Instant::now();
-            let verdict = check_file(&file, threads);
-            let ms = start.elapsed().as_millis();
-            match verdict {
-                Verdict::Ok(report) if report.shards > 0 => {
-                    say(format_args!(
-                        "{}: ok ({} steps + {} steps in {} shards, {ms} ms)",
-                        file.display(),
-                        report.steps,
-                        report.shard_steps,
-                        report.shards
-                    ));
-                    say(format_args!("verified: {}", report.claim));
-                }
-                Verdict::Ok(report) => {
-                    say(format_args!(
-                        "{}: ok ({} steps, {ms} ms)",
-                        file.display(),
-                        report.steps
-                    ));
-                    say(format_args!("verified: {}", report.claim));
-                }
-                Verdict::Wrong(e) if e.failure.damaged() => {
-                    eprint!(
-                        "{}: unreadable: a shard is missing or damaged\n{e}",
-                        file.display()
-                    );
-                    unreadable = true;
-                }
-                Verdict::Wrong(e) => {
-                    eprint!("{}: WRONG certificate\n{e}", file.display());
-                    wrong = true;
-                }
-                Verdict::Unreadable(e) => {
-                    eprintln!("{}: unreadable: {e}", file.display());
-                    unreadable = true;
+                    tally.unreadable |= n == 0;
+                    let shards: Vec<PathBuf> = (inputs.by_ref().take(n))
+                        .filter_map(|input| match input {
+                            Input::File(file) => Some(file),
+                            Input::Unfinished(..) => None,
+                        })
+                        .collect();
+                    check_each(&shards, threads, |file, verdict, ms| {
+                        tally.tell(file, verdict, ms)
+                    });
                 }
             }
         }
     }
-    if unreadable {
+    if tally.unreadable {
         2
-    } else if wrong {
+    } else if tally.wrong {
         1
     } else {
         0
     }
+}
+
+/// Whether some input was unreadable or some certificate wrong, so far.
+#[derive(Default)]
+struct Tally {
+    unreadable: bool,
+    wrong: bool,
+}
+
+impl Tally {
+    /// Prints how `file` fared (in `ms` milliseconds) and notes it.
+    fn tell(&mut self, file: &Path, verdict: Verdict, ms: u128) {
+        match verdict {
+            Verdict::Ok(report) if report.shards > 0 => {
+                say(format_args!(
+                    "{}: ok ({} steps + {} steps in {} shards, {ms} ms)",
+                    file.display(),
+                    report.steps,
+                    report.shard_steps,
+                    report.shards
+                ));
+                say(format_args!("verified: {}", report.claim));
+            }
+            Verdict::Ok(report) => {
+                say(format_args!(
+                    "{}: ok ({} steps, {ms} ms)",
+                    file.display(),
+                    report.steps
+                ));
+                say(format_args!("verified: {}", report.claim));
+            }
+            Verdict::Wrong(e) if e.failure.damaged() => {
+                eprint!(
+                    "{}: unreadable: a shard is missing or damaged\n{e}",
+                    file.display()
+                );
+                self.unreadable = true;
+            }
+            Verdict::Wrong(e) => {
+                eprint!("{}: WRONG certificate\n{e}", file.display());
+                self.wrong = true;
+            }
+            Verdict::Unreadable(e) => {
+                eprintln!("{}: unreadable: {e}", file.display());
+                self.unreadable = true;
+            }
+        }
+    }
+}
+
+/// Checks independent certificate files on `threads` threads, one file per thread at a
+/// time (each file's own shards on its thread), and hands each verdict with its time in
+/// milliseconds to `done` in the order of `files`, as soon as it and every one before it
+/// are checked.
+pub fn check_each(files: &[PathBuf], threads: usize, mut done: impl FnMut(&Path, Verdict, u128)) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, files.len().max(1)) {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = files.get(i) else {
+                    break;
+                };
+                let start = Instant::now();
+                let verdict = check_file(file, 1);
+                if tx.send((i, verdict, start.elapsed().as_millis())).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // Verdicts come in as files finish; each waits here until those before it are out.
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut at = 0;
+        for (i, verdict, ms) in rx {
+            waiting.insert(i, (verdict, ms));
+            while let Some((verdict, ms)) = waiting.remove(&at) {
+                done(&files[at], verdict, ms);
+                at += 1;
+            }
+        }
+    });
 }
 
 /// Where the shards a file cites are looked for: beside a file in a `shards` directory

@@ -144,6 +144,24 @@ fn manifests_check_alike_on_any_thread_count_and_damage_exits_2() {
             "{stdout}"
         );
     }
+    // Its shards are checked one per thread, reported in the order of their names.
+    let without_times = |out: &str| -> Vec<String> {
+        (out.lines())
+            .map(|l| l.split(", ").next().unwrap_or(l).to_string())
+            .collect()
+    };
+    let one: Vec<_> = both(&["--threads", "1", s(&run)]);
+    let two: Vec<_> = both(&["--threads", "2", s(&run)]);
+    for ((c1, out1, _), (c2, out2, _)) in one.iter().zip(&two) {
+        assert_eq!((c1, without_times(out1)), (c2, without_times(out2)));
+    }
+    let names: Vec<&str> = (two[0].1.lines())
+        .filter(|l| l.contains(": ok ("))
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    assert_eq!(names.len(), shards);
     // A damaged shard of an unfinished result is still an unreadable input.
     let victim = &files[0];
     let mut bytes = std::fs::read(victim).expect("read a shard");
