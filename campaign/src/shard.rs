@@ -643,11 +643,11 @@ pub fn run(
             .map(str::to_string)
             .collect(),
     );
-    let quick_before: std::collections::HashSet<(String, String)> = (crate::decisions::read(dir)
-        .into_iter())
-    .filter(|[_, decision, _, _]| decision == crate::decisions::QUICK_PASS)
-    .map(|[task, _, budget, _]| (task, budget))
-    .collect();
+    let quick_before: std::collections::HashSet<(String, String)> = crate::decisions::read(dir)
+        .into_iter()
+        .filter(|[_, decision, _, _]| decision == crate::decisions::QUICK_PASS)
+        .map(|[task, _, budget, _]| (task, budget))
+        .collect();
     // The first line at once, before any shard is checked or task started.
     report(None);
     std::thread::scope(|scope| {

@@ -69,11 +69,25 @@ impl Plan {
         Plan::new(&root, first)
     }
 
-    /// How many of the solved (non-mirrored) tasks have a verified shard on disk.
+    /// How many of the solved (non-mirrored) tasks have a verified shard on disk: the
+    /// shards are checked one per core at a time.
     pub fn proved(&self, dir: &Path) -> usize {
-        self.unique()
-            .filter(|t| existing(&self.shard_path(dir, t), t).is_some())
-            .count()
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let tasks: Vec<&Task> = self.unique().collect();
+        let (next, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for _ in 0..cores.clamp(1, tasks.len().max(1)) {
+                scope.spawn(|| {
+                    while let Some(t) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if existing(&self.shard_path(dir, t), t).is_some() {
+                            proved.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        proved.into_inner()
     }
 }
 
