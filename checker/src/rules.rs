@@ -1,4 +1,4 @@
-//! The rules of Amazons on plain arrays and ray walks (no bitboards), plus the region, component and one-player helpers the proof rules need.
+//! The rules of Amazons on plain arrays and ray walks, plus the region, component and search helpers the proof rules need (the searches hold sets of squares as masks).
 //!
 //! Every public function accepts any [`Position`]; one whose cell count does not match its
 //! board (never produced by `format::decode`) is treated as having no moves and no squares.
@@ -240,31 +240,83 @@ pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
     local
 }
 
-/// The eight rays from every square of a board, listed once so that the searches below
-/// do not recompute coordinates: `rays[8 * sq + d]` holds the squares one, two, ... steps
-/// from `sq` in direction `DIRS[d]`, nearest first, up to the edge.
-struct Rays(Vec<Vec<usize>>);
+/// Masks of one board for the searches below (bit `sq` of a `u128` is square `sq`; only
+/// boards of at most 128 squares are searched), computed once so that the searches do not
+/// recompute coordinates.
+struct Rays {
+    /// `ray[8 * sq + d]`: the squares one, two, ... steps from `sq` in direction `DIRS[d]`,
+    /// up to the edge. Along `DIRS[0..4]` square numbers go down, along `DIRS[4..8]` up.
+    ray: Vec<u128>,
+    /// Every square of the board.
+    all: u128,
+    /// The squares off the first file, and off the last file.
+    not_first_file: u128,
+    not_last_file: u128,
+    width: u32,
+}
 
 impl Rays {
     fn new(board: Board) -> Rays {
-        let ray = |sq: usize, d: (i32, i32)| {
-            std::iter::successors(step(board, sq, d), |&next| step(board, next, d)).collect()
+        let squares = board.len().min(128);
+        let mask = |keep: &dyn Fn(usize) -> bool| {
+            (0..squares)
+                .filter(|&sq| keep(sq))
+                .fold(0u128, |m, sq| m | 1 << sq)
         };
-        let all = (0..board.len()).flat_map(|sq| DIRS.map(|d| ray(sq, d)));
-        Rays(all.collect())
+        let ray = |sq: usize, d: (i32, i32)| {
+            std::iter::successors(step(board, sq, d), |&next| step(board, next, d))
+                .fold(0u128, |m, sq| m | 1 << sq)
+        };
+        let width = usize::from(board.width).max(1);
+        Rays {
+            ray: (0..squares)
+                .flat_map(|sq| DIRS.map(|d| ray(sq, d)))
+                .collect(),
+            all: mask(&|_| true),
+            not_first_file: mask(&|sq| sq % width != 0),
+            not_last_file: mask(&|sq| sq % width != width - 1),
+            width: width as u32,
+        }
     }
 
-    /// The squares of `open` (bit `sq` of a mask) a queen on `from` reaches along the
-    /// eight rays, as a mask: each ray up to its first square not in `open`.
+    /// The squares of `open` a queen on `from` reaches along the eight rays, as a mask:
+    /// each ray up to its nearest square not in `open`, which is the lowest such square on
+    /// a ray going up in number and the highest on one going down.
     fn reach(&self, from: usize, open: u128) -> u128 {
-        let rays = self.0.get(8 * from..8 * from + 8).unwrap_or_default();
+        let rays = self.ray.get(8 * from..8 * from + 8).unwrap_or_default();
         let mut out = 0;
-        for ray in rays {
-            for &sq in ray.iter().take_while(|&&sq| open & (1 << sq) != 0) {
-                out |= 1 << sq;
-            }
+        for (d, &ray) in rays.iter().enumerate() {
+            let blocked = ray & !open;
+            out |= if blocked == 0 {
+                ray
+            } else if d >= 4 {
+                ray & ((1u128 << blocked.trailing_zeros()) - 1)
+            } else {
+                let nearest = 127 - blocked.leading_zeros();
+                ray & !(2u128 << nearest).wrapping_sub(1)
+            };
         }
         out
+    }
+
+    /// `m` and every square 8-adjacent to a square of `m`.
+    fn grow(&self, m: u128) -> u128 {
+        let row = m | (m << 1) & self.not_first_file | (m >> 1) & self.not_last_file;
+        let up = row.checked_shl(self.width).unwrap_or(0);
+        let down = row.checked_shr(self.width).unwrap_or(0);
+        (row | up | down) & self.all
+    }
+
+    /// The 8-connected component of `open` containing `start`.
+    fn flood(&self, start: usize, open: u128) -> u128 {
+        let mut region = 1u128 << start;
+        loop {
+            let next = self.grow(region) & open | region;
+            if next == region {
+                return region;
+            }
+            region = next;
+        }
     }
 }
 
@@ -330,25 +382,13 @@ impl OnePlayer {
     fn split(&mut self, queens: u128, empty: u128) -> u32 {
         let (mut left, mut total) = (queens, 0);
         while left != 0 {
-            let region = self.flood(left.trailing_zeros() as usize, queens | empty);
+            let region = self
+                .rays
+                .flood(left.trailing_zeros() as usize, queens | empty);
             left &= !region;
             total += self.region_max(queens & region, empty & region);
         }
         total
-    }
-
-    /// The 8-connected component of `open` containing `start`.
-    fn flood(&self, start: usize, open: u128) -> u128 {
-        let (mut region, mut stack) = (1u128 << start, vec![start]);
-        while let Some(sq) = stack.pop() {
-            for n in neighbours(self.board, sq) {
-                if open & !region & (1 << n) != 0 {
-                    region |= 1 << n;
-                    stack.push(n);
-                }
-            }
-        }
-        region
     }
 
     fn reach(&self, from: usize, open: u128) -> impl Iterator<Item = usize> {
@@ -391,10 +431,16 @@ impl OnePlayer {
 /// holds one) leads to a state the opponent, then to move, loses; with no action it loses.
 /// Every action removes an empty square or one of the mover's spare moves, so the search
 /// ends.
+///
+/// Two things only make it faster, never change a verdict (SPEC 5.8): a side that holds
+/// no spare move and has no empty square next to any of its queens has no action, so it
+/// loses at once; and the board moves are tried with the destinations, then the arrows,
+/// next to an opponent's queen first (all of them are still tried before a loss is
+/// declared; the first winning one ends the search).
 pub struct GameSearch {
     board: Board,
     rays: Rays,
-    memo: HashMap<(u128, u128, u128, bool, i32), bool, amazons_format::fasthash::Fast>,
+    memo: HashMap<State, bool, amazons_format::fasthash::Fast>,
     /// States searched (memo misses) since the last [`GameSearch::mover_wins_within`].
     nodes: u64,
     /// Past this many nodes a search gives up ([`GameSearch::mover_wins_within`] only; the
@@ -457,10 +503,6 @@ impl GameSearch {
         self.wins(white, black, mask(Cell::Empty), white_moves, spare)
     }
 
-    fn reach(&self, from: usize, open: u128) -> impl Iterator<Item = usize> {
-        squares(self.rays.reach(from, open))
-    }
-
     fn wins(
         &mut self,
         white: u128,
@@ -469,7 +511,23 @@ impl GameSearch {
         white_moves: bool,
         spare: i32,
     ) -> bool {
-        let key = (white, black, empty, white_moves, spare);
+        // A queen that moves passes an adjacent square first, and the arrow may go back to
+        // where it came from: a side has a board move exactly when an empty square touches
+        // one of its queens. Without one, and without a spare move, it has lost.
+        let (mine, theirs) = if white_moves {
+            (white, black)
+        } else {
+            (black, white)
+        };
+        let holds = if white_moves { spare < 0 } else { spare > 0 };
+        if !holds && self.rays.grow(mine) & empty == 0 {
+            return false;
+        }
+        let key = State {
+            white_or_empty: white | empty,
+            black_or_empty: black | empty,
+            spare_and_side: u64::from(spare as u32) << 1 | u64::from(white_moves),
+        };
         if let Some(&known) = self.memo.get(&key) {
             return known;
         }
@@ -477,17 +535,15 @@ impl GameSearch {
         if self.nodes > self.budget {
             return false;
         }
-        let (mine, theirs) = if white_moves {
-            (white, black)
-        } else {
-            (black, white)
-        };
         let mut win = false;
+        let near_theirs = self.rays.grow(theirs);
         'search: for from in squares(mine) {
-            for to in self.reach(from, empty) {
+            let tos = self.rays.reach(from, empty);
+            for to in squares(tos & near_theirs).chain(squares(tos & !near_theirs)) {
                 let moved = mine & !(1 << from) | 1 << to;
                 let open = (empty | 1 << from) & !(1 << to);
-                for arrow in self.reach(to, open) {
+                let shots = self.rays.reach(to, open);
+                for arrow in squares(shots & near_theirs).chain(squares(shots & !near_theirs)) {
                     let (w, b) = if white_moves {
                         (moved, theirs)
                     } else {
@@ -501,12 +557,35 @@ impl GameSearch {
             }
         }
         // A spare move: Black holds `spare > 0`, White `-spare`; taking one moves it to 0.
-        let holds = if white_moves { spare < 0 } else { spare > 0 };
         if !win && holds {
             let left = spare - spare.signum();
             win = !self.wins(white, black, empty, !white_moves, left);
         }
         self.memo.insert(key, win);
         win
+    }
+}
+
+/// A state of the two-player search as its memo's key: `white | empty` and `black | empty`
+/// (the three sets are disjoint, so the pair determines them), the spare count and the side
+/// to move (bit 0 set: White).
+#[derive(PartialEq, Eq)]
+struct State {
+    white_or_empty: u128,
+    black_or_empty: u128,
+    spare_and_side: u64,
+}
+
+impl std::hash::Hash for State {
+    /// One word for the hasher: the state's words folded by rotate and xor. Equal states
+    /// hash equally; the memo compares whole states, so the folding only spreads buckets.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let (a, b) = (self.white_or_empty, self.black_or_empty);
+        let word = (a as u64)
+            ^ ((a >> 64) as u64).rotate_left(16)
+            ^ (b as u64).rotate_left(32)
+            ^ ((b >> 64) as u64).rotate_left(48)
+            ^ self.spare_and_side.rotate_left(8);
+        h.write_u64(word);
     }
 }
