@@ -241,8 +241,8 @@ pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
 }
 
 /// Masks of one board for the searches below (bit `sq` of a `u128` is square `sq`; only
-/// boards of at most 128 squares are searched), computed once so that the searches do not
-/// recompute coordinates.
+/// boards of at most 128 squares are searched, and a larger one gets no rays), computed
+/// once so that the searches do not recompute coordinates.
 struct Rays {
     /// `ray[8 * sq + d]`: the squares one, two, ... steps from `sq` in direction `DIRS[d]`,
     /// up to the edge. Along `DIRS[0..4]` square numbers go down, along `DIRS[4..8]` up.
@@ -257,7 +257,7 @@ struct Rays {
 
 impl Rays {
     fn new(board: Board) -> Rays {
-        let squares = board.len().min(128);
+        let squares = if board.len() <= 128 { board.len() } else { 0 };
         let mask = |keep: &dyn Fn(usize) -> bool| {
             (0..squares)
                 .filter(|&sq| keep(sq))

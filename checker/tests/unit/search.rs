@@ -203,7 +203,13 @@ fn search_agrees_with_plain_minimax_on_boards_of_several_shapes() {
 fn a_search_within_a_budget_gives_up_past_it_and_forgets_what_it_left() {
     // A small position whose side to move has actions and loses: every one of its actions
     // is searched, so more than one state.
-    let grids = ["X..O|...#", "X..O|..##", "X...|..O#", "X..|.#.|..O", "X...O|....#"];
+    let grids = [
+        "X..O|...#",
+        "X..O|..##",
+        "X...|..O#",
+        "X..|.#.|..O",
+        "X...O|....#",
+    ];
     let c = (grids.iter())
         .flat_map(|g| [Color::White, Color::Black].map(|m| claim(g, m, 0, m.opponent())))
         .find(|c| !actions(c).is_empty() && winner_wins(c))
