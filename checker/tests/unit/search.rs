@@ -76,19 +76,36 @@ fn search_beyond_the_limit_is_rejected() {
     );
 }
 
+/// A deterministic pseudo-random source: `next(n)` is in `0..n`.
+fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    }
+}
+
+/// Checks `c` by a `Search` step: accepted exactly when plain minimax says its winner
+/// wins, else `SearchLoses`; counts it in `(accepted, rejected)`.
+fn agrees_with_minimax(c: &Claim, (accepted, rejected): &mut (usize, usize)) {
+    let got = search(c);
+    if winner_wins(c) {
+        assert_eq!(got, Ok(()), "{}", c.describe());
+        *accepted += 1;
+    } else {
+        assert_eq!(got, Err(Failure::SearchLoses), "{}", c.describe());
+        *rejected += 1;
+    }
+}
+
 #[test]
 fn search_agrees_with_plain_minimax_on_many_small_positions() {
     // Deterministic pseudo-random 3x3 positions with at most SEARCH_LIMIT empty squares,
     // spares and either side to move; the claim for each winner is accepted exactly when
     // minimax says so.
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
-    let (mut accepted, mut rejected) = (0, 0);
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+    let mut counts = (0, 0);
     for _ in 0..400 {
         let cells: Vec<Cell> = (0..9)
             .map(|_| match next(10) {
@@ -115,17 +132,10 @@ fn search_agrees_with_plain_minimax_on_many_small_positions() {
                 spare,
                 winner,
             };
-            let expected = winner_wins(&c);
-            let got = search(&c);
-            if expected {
-                assert_eq!(got, Ok(()), "{}", c.describe());
-                accepted += 1;
-            } else {
-                assert_eq!(got, Err(Failure::SearchLoses), "{}", c.describe());
-                rejected += 1;
-            }
+            agrees_with_minimax(&c, &mut counts);
         }
     }
+    let (accepted, rejected) = counts;
     assert!(accepted > 50 && rejected > 50, "{accepted} / {rejected}");
 }
 
@@ -135,20 +145,14 @@ fn search_agrees_with_plain_minimax_on_boards_of_several_shapes() {
     // queens a side and at most 5 empty squares: long rays in every direction, queens
     // walled in and queens with one empty neighbour, so the search's ray masks and its
     // test for a side without a board move meet every case the plain action list does.
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let shapes = [
         "......|......",
         "..|..|..|..|..|..",
         "....|....|....",
         "...|...|...|...",
     ];
-    let (mut accepted, mut rejected, mut stuck) = (0, 0, 0);
+    let (mut counts, mut stuck) = ((0, 0), 0);
     for round in 0..600 {
         let to_move = if next(2) == 0 {
             Color::White
@@ -182,16 +186,10 @@ fn search_agrees_with_plain_minimax_on_boards_of_several_shapes() {
                 winner,
                 ..c.clone()
             };
-            let got = search(&c);
-            if winner_wins(&c) {
-                assert_eq!(got, Ok(()), "{}", c.describe());
-                accepted += 1;
-            } else {
-                assert_eq!(got, Err(Failure::SearchLoses), "{}", c.describe());
-                rejected += 1;
-            }
+            agrees_with_minimax(&c, &mut counts);
         }
     }
+    let (accepted, rejected) = counts;
     assert!(accepted > 100 && rejected > 100, "{accepted} / {rejected}");
     assert!(
         stuck > 10,
