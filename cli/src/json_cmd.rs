@@ -48,7 +48,10 @@ pub fn solve(
     first: Option<amazons_format::Move>,
     file: (&Path, usize, String),
     report: &amazons_checker::Report,
-    check_seconds: f64,
+    (searches, [search_steps_seconds, check_seconds]): (
+        amazons_solver::compact::SearchCounts,
+        [f64; 2],
+    ),
 ) -> Value {
     json!({
         "command": "solve",
@@ -65,9 +68,15 @@ pub fn solve(
         "researches": solved.researches,
         "sum_steps": solved.sums,
         "sum_failures": solved.sum_failures,
+        "search_steps": {
+            "replaced": searches.searches,
+            "priced": searches.priced,
+            "cited": searches.cited,
+        },
         "seconds": {
             "search": solved.search_time.as_secs_f64(),
             "extraction": solved.extract_time.as_secs_f64(),
+            "search_steps": search_steps_seconds,
             "check": check_seconds,
         },
         "certificate": {

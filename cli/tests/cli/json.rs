@@ -124,10 +124,60 @@ fn solve_json_matches_the_certificate_and_a_plain_search() {
             nodes["total"].as_u64(),
             Some(nodes["search"].as_u64().unwrap_or(0) + nodes["extraction"].as_u64().unwrap_or(0))
         );
+        // Each `Search` step in the file is a subtree the solve says it replaced.
+        assert_eq!(
+            v["search_steps"]["replaced"].as_u64(),
+            Some(search_steps(&cert))
+        );
+        let part = |k: &str| v["search_steps"][k].as_u64().unwrap_or(u64::MAX);
+        assert!(part("priced") + part("cited") <= part("replaced"), "{v}");
+        assert!(v["seconds"]["search_steps"].as_f64() >= Some(0.0), "{v}");
         // The text output of the same solve.
         let t = text(&args);
         assert_eq!(field(&t, "result"), format!("{} wins", winner.name()));
     }
+}
+
+/// The `Search` steps of a certificate.
+fn search_steps(cert: &amazons_format::Certificate) -> u64 {
+    let search = |s: &&amazons_format::Step| matches!(s, amazons_format::Step::Search);
+    cert.steps.iter().filter(search).count() as u64
+}
+
+#[test]
+fn solve_json_reports_the_search_steps_it_wrote() {
+    // SMALL (9 empty squares) is settled within its price as one `Search` step; written
+    // as extracted, it keeps its whole subtree and the solve says it replaced nothing.
+    let tmp = TempDir::new("json", "search-steps");
+    let mut counts = Vec::new();
+    for extra in [None, Some("--as-extracted")] {
+        let file = tmp.file(&format!("{}.cert", extra.is_some()));
+        let mut args = vec!["solve", "--position", SMALL, "-q", "-o", &file];
+        args.extend(extra);
+        let v = json(&args);
+        let bytes = std::fs::read(&file).expect("certificate written");
+        let cert = amazons_format::decode(&bytes).expect("decodes");
+        assert_eq!(
+            v["search_steps"]["replaced"].as_u64(),
+            Some(search_steps(&cert)),
+            "{v}"
+        );
+        counts.push((search_steps(&cert), cert.steps.len()));
+        if extra.is_none() {
+            let t = text(&args);
+            let line = field(&t, "search steps");
+            assert!(
+                line.starts_with(&format!("{} subtrees", search_steps(&cert))),
+                "{t}"
+            );
+        }
+    }
+    let [(compact, compact_len), (extracted, extracted_len)] = counts[..] else {
+        panic!("two solves");
+    };
+    assert_eq!(compact, 1, "the whole proof is one search");
+    assert_eq!((compact_len, extracted), (1, 0));
+    assert!(extracted_len > 1);
 }
 
 #[test]
