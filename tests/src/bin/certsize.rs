@@ -1,8 +1,9 @@
 //! Measures how much smaller a sharded certificate could be under several encodings (read-only): lemmas across shards, positions small enough for the checker to search, choices as indices.
 //!
 //! Usage: `certsize DIR FIRST LAST [N...]`: walks, in checking order, the shards cited by
-//! the `Shard` steps number FIRST to LAST (0-based, in the order of `DIR/manifest.cert*`),
-//! their nested shards included, and prints one table row per variant: steps, bytes of the
+//! the `Shard` steps number FIRST to LAST (0-based, in the order of `DIR/manifest.cert*`;
+//! without a manifest, as in a campaign still running, the files of `DIR/shards/` in name
+//! order), their nested shards included, and prints one table row per variant: steps, bytes of the
 //! steps (raw, and zstd level 19 per file, as stored) and, for the "search" variants, the
 //! time a plain memoized minimax takes on the positions that replace their subtrees. The
 //! `N...` (default 4 6) are the empty-square limits of the search variants.
@@ -464,25 +465,43 @@ fn main() -> Result<()> {
         rest.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
     };
     let dir = PathBuf::from(dir);
-    let manifest = ["manifest.cert.zst", "manifest.cert"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| p.exists())
-        .context("no manifest")?;
-    let cert = amazons_format::decode(&stored::read(&manifest)?)?;
     let mut shards = HashMap::new();
+    // (name, hash) of every shard file, in name order (a campaign's task order).
+    let mut by_name = Vec::new();
     for e in std::fs::read_dir(dir.join("shards"))? {
         let p = e?.path();
         if let Some(h) = stored::declared_hash(&p)? {
+            by_name.push((p.clone(), h));
             shards.insert(h, p);
         }
     }
-    let cited: Vec<[u8; 32]> = (cert.steps.iter())
-        .filter_map(|s| match s {
-            Step::Shard { hash } => Some(*hash),
-            _ => None,
-        })
-        .collect();
+    by_name.sort();
+    let manifest = ["manifest.cert.zst", "manifest.cert"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.exists());
+    // A finished result: the shards its manifest cites, in its order. A campaign still
+    // running (no manifest): every shard file in name order.
+    let (board, cited): (_, Vec<[u8; 32]>) = match manifest {
+        Some(manifest) => {
+            let cert = amazons_format::decode(&stored::read(&manifest)?)?;
+            let cited = (cert.steps.iter())
+                .filter_map(|s| match s {
+                    Step::Shard { hash } => Some(*hash),
+                    _ => None,
+                })
+                .collect();
+            (cert.root.position.board, cited)
+        }
+        None => {
+            let (first, _) = by_name.first().context("no manifest and no shard files")?;
+            let cert = amazons_format::decode(&stored::read(first)?)?;
+            (
+                cert.root.position.board,
+                by_name.iter().map(|(_, h)| *h).collect(),
+            )
+        }
+    };
     let mut variants = Vec::new();
     let spec = |name: &str| {
         let search =
@@ -519,10 +538,10 @@ fn main() -> Result<()> {
         timed,
         memo: vec![HashMap::new(); 13],
         game: (0..13)
-            .map(|_| amazons_checker::rules::GameSearch::new(cert.root.position.board))
+            .map(|_| amazons_checker::rules::GameSearch::new(board))
             .collect(),
         kinds: Default::default(),
-        exact: amazons_checker::rules::OnePlayer::new(cert.root.position.board),
+        exact: amazons_checker::rules::OnePlayer::new(board),
         auto: std::env::var("AUTO").is_ok(),
         trim: std::env::var("TRIM").is_ok(),
         trim_lemma: (0, 0),
