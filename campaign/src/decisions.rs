@@ -85,6 +85,9 @@ pub const SOLVE_WHOLE: &str = "solve whole";
 pub const NEXT_RUNG: &str = "over budget: next rung";
 /// The decision that a task or a split's subtasks were over the quick pass's budget.
 pub const QUICK_PASS: &str = "quick pass";
+/// A shard written: its steps and bytes, and the time of its search, of choosing its
+/// `Search` steps and of its check.
+pub const SHARD_WRITTEN: &str = "shard written";
 
 /// The largest budget that task `name` ran out of on a rung below the top, as recorded in
 /// `DIR/decisions.tsv` by earlier runs (0 when none): a resumed run starts above it.

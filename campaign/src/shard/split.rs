@@ -51,18 +51,41 @@ pub(super) fn solve_position(
     // run reproduces the same manifest and root hash. Times go to manifest.md only.
     solved.certificate.meta.millis = 0;
     // Published compact: small subtrees as `Search` steps (SPEC 5.8).
-    if !as_extracted {
-        amazons_solver::compact::add_search_steps(&mut solved.certificate);
-    }
-    amazons_checker::check(&solved.certificate).map_err(|e| {
+    let solve_time = t.elapsed();
+    let searches = if as_extracted {
+        amazons_solver::compact::SearchCounts::default()
+    } else {
+        amazons_solver::compact::add_search_steps(&mut solved.certificate)
+    };
+    let priced_time = t.elapsed() - solve_time;
+    let report = amazons_checker::check(&solved.certificate).map_err(|e| {
         fail(format!(
             "the checker rejected the shard (a solver bug): {e}"
         ))
     })?;
+    let check_time = t.elapsed() - solve_time - priced_time;
     let bytes = amazons_format::encode(&solved.certificate).map_err(|e| fail(e.to_string()))?;
     let body = amazons_format::file::verified_body(&bytes).map_err(|e| fail(e.to_string()))?;
     let hash = amazons_format::hash_body(body);
     write_cert(&shard_file(dir, name), &bytes)?;
+    // Where the task's time went (BENCHMARKS: choosing the `Search` steps and checking
+    // them can take as long as the search).
+    crate::decisions::record(
+        dir,
+        name,
+        crate::decisions::SHARD_WRITTEN,
+        "-",
+        &format!(
+            "{} steps ({} of them `Search`, {} chosen by price), {} bytes raw; {:.1} s search and extraction, {:.1} s choosing the Search steps, {:.1} s check",
+            report.steps,
+            searches.searches,
+            searches.priced,
+            bytes.len(),
+            solve_time.as_secs_f64(),
+            priced_time.as_secs_f64(),
+            check_time.as_secs_f64()
+        ),
+    );
     crate::verified::mark_checked(dir, &hash);
     // Figures from the shard's own metadata, so a resumed run assembles the same manifest.
     Ok(Done {

@@ -870,3 +870,33 @@ fn shards_are_written_compressed_where_the_directory_keeps_them_compressed() {
     assert!(spent.lines().all(|l| l.ends_with("\tsolve")), "{spent}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_written_shard_is_recorded_with_its_steps_and_where_its_time_went() {
+    let (p, _, winning) = black_to_move();
+    let g = Geometry::new(p.board);
+    let position = Pos::from_position(&p).play(winning).to_position(&g);
+    for as_extracted in [false, true] {
+        let dir = tempdir(&format!("shard-written-{as_extracted}"));
+        solve_position(&dir, &position, "a", &p, &small_table(), as_extracted).expect("solved");
+        let cert = amazons_format::stored::read(&shard_file(&dir, "a"))
+            .ok()
+            .and_then(|bytes| amazons_format::decode(&bytes).ok())
+            .expect("the shard decodes");
+        let searches = (cert.steps.iter())
+            .filter(|s| matches!(s, amazons_format::Step::Search))
+            .count();
+        let log = crate::decisions::read(&dir);
+        let written: Vec<_> = (log.iter())
+            .filter(|[_, decision, _, _]| decision == crate::decisions::SHARD_WRITTEN)
+            .collect();
+        assert_eq!(written.len(), 1, "{log:?}");
+        let [task, _, _, outcome] = written[0];
+        assert_eq!(task, "a");
+        let head = format!("{} steps ({searches} of them `Search`", cert.steps.len());
+        assert!(outcome.starts_with(&head), "{outcome} / {head}");
+        assert!(outcome.contains(" s check"), "{outcome}");
+        assert_eq!(searches == 0, as_extracted, "{outcome}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
