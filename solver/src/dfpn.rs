@@ -183,6 +183,18 @@ impl<'g> Search<'g> {
             .map(|s| (s.phi, s.delta, s.work))
     }
 
+    /// For each of `states`, the work behind it when the table holds it as lost for its
+    /// side to move. The table loads of all of them are started before any is read, so
+    /// that their cache misses overlap (as for a node's children in the search).
+    pub fn lost_works(&self, states: &[State]) -> Vec<Option<u32>> {
+        let keys: Vec<Key> = states.iter().map(|st| st.key(self.base.g)).collect();
+        let touched = keys.iter().fold(0u64, |acc, &k| acc ^ self.tt.touch(k));
+        std::hint::black_box(touched);
+        (keys.iter())
+            .map(|&k| self.tt.get(k).filter(|s| s.delta == 0).map(|s| s.work))
+            .collect()
+    }
+
     /// Whether the table holds `st` as decided by the static evaluation itself (stored
     /// with work 0), i.e. without a move or territory argument behind it.
     pub fn is_eval_leaf(&self, st: &State) -> bool {
@@ -513,5 +525,37 @@ mod tests {
         }
         assert!(checked > 1000, "{checked} positions");
         assert!(stuck > 10, "{stuck} positions with a stuck child");
+    }
+
+    /// The batched table reads of proof extraction give, child by child, what one read
+    /// each gives: after a solve, over the children of positions along random games.
+    #[test]
+    fn lost_works_read_the_table_as_lost_work_does() {
+        let mut rng = Rng(9);
+        let start = Position::start("5x4").expect("board");
+        let g = Geometry::new(start.board);
+        let opts = Options {
+            hash_mib: 8,
+            ..Options::default()
+        };
+        let mut search = Search::new(&g, &opts);
+        let (mut lost, mut open) = (0, 0);
+        for _ in 0..20 {
+            let mut st = State::from_position(&start, 0);
+            while !st.actions(&g).is_empty() {
+                search.solve(&st);
+                let actions = st.actions(&g);
+                let children: Vec<State> = actions.iter().map(|&a| st.play(a)).collect();
+                let one_by_one: Vec<Option<u32>> = children
+                    .iter()
+                    .map(|c| crate::emit::Prover::lost_work(&search, c))
+                    .collect();
+                assert_eq!(search.lost_works(&children), one_by_one, "{st:?}");
+                lost += one_by_one.iter().filter(|w| w.is_some()).count();
+                open += one_by_one.iter().filter(|w| w.is_none()).count();
+                st = st.play(actions[rng.below(actions.len() as u64) as usize]);
+            }
+        }
+        assert!(lost > 100 && open > 100, "{lost} lost, {open} not");
     }
 }

@@ -56,6 +56,11 @@ pub trait Prover<'g> {
     }
     /// When the table holds `st` as lost for its side to move: the work behind that.
     fn lost_work(&self, st: &State) -> Option<u32>;
+    /// [`Prover::lost_work`] of each of `states`, in order (a table may then start all
+    /// their loads before reading any).
+    fn lost_works(&self, states: &[State]) -> Vec<Option<u32>> {
+        states.iter().map(|st| self.lost_work(st)).collect()
+    }
     /// Whether the table holds `st` as decided by the static evaluation itself.
     fn is_eval_leaf(&self, st: &State) -> bool;
     /// Searches the children of `st` (never its own static evaluation) until it is
@@ -86,6 +91,9 @@ impl<'g> Prover<'g> for Search<'g> {
             Some((_, 0, work)) => Some(work),
             _ => None,
         }
+    }
+    fn lost_works(&self, states: &[State]) -> Vec<Option<u32>> {
+        Search::lost_works(self, states)
     }
     fn is_eval_leaf(&self, st: &State) -> bool {
         Search::is_eval_leaf(self, st)
@@ -432,16 +440,15 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
         let g = self.main.geometry();
         let y = x.opponent();
         for attempt in 0..2 {
-            let mut proven: Vec<(u32, Action)> = Vec::new();
-            for a in st.actions(g) {
-                let c = st.play(a);
-                if !c.can_act(g, y) {
-                    return Ok(a);
-                }
-                if let Some(work) = self.s().lost_work(&c) {
-                    proven.push((work, a));
-                }
+            let actions = st.actions(g);
+            let children: Vec<State> = actions.iter().map(|&a| st.play(a)).collect();
+            if let Some(i) = children.iter().position(|c| !c.can_act(g, y)) {
+                return Ok(actions[i]);
             }
+            let works = self.s().lost_works(&children);
+            let mut proven: Vec<(u32, Action)> = (works.into_iter().zip(actions))
+                .filter_map(|(work, a)| Some((work?, a)))
+                .collect();
             // Prefer a child that closes at once with an outlast step, then the least work.
             proven.sort_by_key(|&(w, _)| w);
             for &(_, a) in proven.iter().take(OUTLAST_PROBES) {
