@@ -144,11 +144,7 @@ fn solve(
     // Published compact: small subtrees as `Search` steps (SPEC 5.8).
     let mut solved = solved;
     let t = Instant::now();
-    let searches = if as_extracted {
-        amazons_solver::compact::SearchCounts::default()
-    } else {
-        amazons_solver::compact::add_search_steps(&mut solved.certificate)
-    };
+    let searches = amazons_solver::compact::published_form(&mut solved.certificate, as_extracted);
     let search_steps_time = t.elapsed();
     if !as_extracted {
         say!(

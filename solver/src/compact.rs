@@ -284,6 +284,17 @@ pub fn add_search_steps(cert: &mut Certificate) -> SearchCounts {
     }
 }
 
+/// Puts a freshly solved certificate in the form it is written in: with `Search` steps
+/// ([`add_search_steps`]), or as extracted (`as_extracted`, nothing replaced). Returns
+/// what was replaced.
+pub fn published_form(cert: &mut Certificate, as_extracted: bool) -> SearchCounts {
+    if as_extracted {
+        SearchCounts::default()
+    } else {
+        add_search_steps(cert)
+    }
+}
+
 /// The subtrees [`add_search_steps`] replaced by a `Search` step: in all, of them those on
 /// more than [`ALWAYS_SEARCH`] empty squares kept by their price, and transpositions
 /// replaced because the claim they cite was hidden by one of those.

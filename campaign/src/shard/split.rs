@@ -52,11 +52,7 @@ pub(super) fn solve_position(
     solved.certificate.meta.millis = 0;
     // Published compact: small subtrees as `Search` steps (SPEC 5.8).
     let solve_time = t.elapsed();
-    let searches = if as_extracted {
-        amazons_solver::compact::SearchCounts::default()
-    } else {
-        amazons_solver::compact::add_search_steps(&mut solved.certificate)
-    };
+    let searches = amazons_solver::compact::published_form(&mut solved.certificate, as_extracted);
     let priced_time = t.elapsed() - solve_time;
     let report = amazons_checker::check(&solved.certificate).map_err(|e| {
         fail(format!(
