@@ -149,10 +149,15 @@ pub fn aborted() -> bool {
 
 impl<'g> Search<'g> {
     pub fn new(g: &'g Geometry, opts: &Options) -> Search<'g> {
+        Search::with_table(g, opts, Table::new(opts.hash_mib))
+    }
+
+    /// A search with this table (e.g. one an earlier search left, [`crate::tt::carry`]).
+    pub fn with_table(g: &'g Geometry, opts: &Options, tt: Table) -> Search<'g> {
         let now = Instant::now();
         Search {
             base: SearchBase::new(g, opts),
-            tt: Table::new(opts.hash_mib),
+            tt,
             start: now,
             last_report: now,
             root: (0, 1, 1),

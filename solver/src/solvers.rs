@@ -6,6 +6,7 @@ use crate::emit::{Emitter, Prover};
 use crate::eval::Evaluator;
 use crate::geometry::Geometry;
 use crate::state::State;
+use crate::tt::Table;
 use crate::{SolveError, Solved};
 use amazons_format::{Action, Certificate, Claim, Color, Meta, Position, Step};
 use std::time::Instant;
@@ -138,8 +139,16 @@ pub(crate) fn solve_dfpn_state(
         note,
     };
     let g = Geometry::new(position.board);
-    let mut search = Search::new(&g, &crate::main_search_options(opts));
-    let mut solved = search_and_prove(&mut search, &ctx, &mut |_| {}, &mut |_| {})?;
+    let main = crate::main_search_options(opts);
+    // A table an earlier solve of this position left over budget ([`crate::tt::carry`]).
+    let key = State::from_position(position, spare).key(&g);
+    let table = Table::carried(key, main.hash_mib).unwrap_or_else(|| Table::new(main.hash_mib));
+    let mut search = Search::with_table(&g, &main, table);
+    let solved = search_and_prove(&mut search, &ctx, &mut |_| {}, &mut |_| {});
+    if matches!(solved, Err(SolveError::Budget(_))) {
+        crate::tt::leave(key, std::mem::replace(&mut search.tt, Table::placeholder()));
+    }
+    let mut solved = solved?;
     solved.eval_wins = search.base.eval_wins;
     Ok(solved)
 }

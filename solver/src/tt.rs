@@ -77,8 +77,10 @@ fn clean_list(len: usize) -> Option<Vec<u32>> {
     (len <= u32::MAX as usize).then(Vec::new)
 }
 
-/// Tables kept per thread for reuse at most (a solve uses up to three sizes).
-const POOL: usize = 3;
+/// Tables kept per thread for reuse at most: a sharded run's thread uses a small table
+/// for its tasks' first rung, a ranking table, and its whole share for the higher rungs,
+/// each with the extraction's table beside it.
+const POOL: usize = 5;
 
 thread_local! {
     /// Memory of dropped tables, for the next table of the same size on this thread: a
@@ -117,6 +119,44 @@ pub fn keeping() -> bool {
     KEEP.with(|k| k.get())
 }
 
+thread_local! {
+    /// Whether a search on this thread that runs out of budget leaves its table to the
+    /// next search of the same position (see [`carry`]).
+    static CARRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The table so left, with the key of the position it was searching.
+    static CARRIED: std::cell::RefCell<Option<(Key, Table)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// On this thread, let the main table of a solve that runs out of its node budget be
+/// taken up, entries and all, by the next solve of the same position with a table of the
+/// same size ([`Table::carried`]), so that a task climbing a ladder of budgets goes on
+/// from where its last rung stopped instead of starting again. Entries are facts about
+/// positions (and proof-number estimates), so the next solve's proof is as sound as one
+/// from an empty table; it only depends on the rungs climbed before it. `false` leaves a
+/// table already left in place ([`drop_carried`] hands it back).
+pub fn carry(on: bool) {
+    let _ = CARRY.try_with(|c| c.set(on));
+}
+
+/// Hands a table left by [`carry`] and not taken up to the pool of spare tables (wiped
+/// when it is reused).
+pub fn drop_carried() {
+    let left = CARRIED.try_with(|c| c.borrow_mut().take()).ok().flatten();
+    drop(left);
+}
+
+/// Leaves `table`, the main table of a solve of the position with `key` that ran out of
+/// budget, to the next solve of that position, when carrying is on ([`carry`]).
+pub fn leave(key: Key, table: Table) {
+    if CARRY.try_with(|c| c.get()).unwrap_or(false) {
+        let old = CARRIED
+            .try_with(|c| c.borrow_mut().replace((key, table)))
+            .ok()
+            .flatten();
+        drop(old);
+    }
+}
+
 impl Drop for Table {
     fn drop(&mut self) {
         if self.len < 1 << 16 {
@@ -144,8 +184,7 @@ impl Table {
     /// A table using about `mib` MiB (at least one bucket): reused memory of an earlier
     /// table of this size on this thread (wiped), or a fresh map.
     pub fn new(mib: usize) -> Table {
-        let bytes = mib.saturating_mul(1 << 20);
-        let len = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let len = Self::len_for(mib);
         let reused = SPARE
             .try_with(|spare| {
                 let mut spare = spare.try_borrow_mut().ok()?;
@@ -178,6 +217,31 @@ impl Table {
             stores: 0,
             overwrites: 0,
         }
+    }
+
+    /// The table a solve of the position with `key` left on this thread ([`leave`]),
+    /// with its entries, when its size is `mib` MiB; `None` otherwise (a table left for
+    /// another position or size then goes to the pool of spare tables).
+    pub fn carried(key: Key, mib: usize) -> Option<Table> {
+        let len = Self::len_for(mib);
+        let (k, t) = CARRIED.try_with(|c| c.borrow_mut().take()).ok().flatten()?;
+        (k == key && t.len == len).then_some(t)
+    }
+
+    /// A table of one bucket, holding no memory worth keeping: what a search keeps once
+    /// its table was left to the next one.
+    pub fn placeholder() -> Table {
+        Table {
+            memory: Memory::Vec(vec![[0u64; 2 * WAYS]]),
+            len: 1,
+            dirty: clean_list(1),
+            stores: 0,
+            overwrites: 0,
+        }
+    }
+
+    fn len_for(mib: usize) -> usize {
+        (mib.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1)
     }
 
     /// Empties the table: the listed dirty buckets, or all of it.
@@ -306,6 +370,47 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The search nodes of solving `p` within `budget` nodes (`None` when over it).
+    fn search_nodes(p: &amazons_format::Position, budget: u64) -> Option<u64> {
+        let opts = crate::Options {
+            hash_mib: 16,
+            max_nodes: Some(budget),
+            ..crate::Options::default()
+        };
+        crate::solve(p, &opts, "test").ok().map(|s| s.search_nodes)
+    }
+
+    #[test]
+    fn a_solve_over_budget_leaves_its_table_to_the_next_solve_of_its_position() {
+        let p = amazons_format::Position::start("5x4").expect("5x4");
+        let other = amazons_format::Position::start("4x4").expect("4x4");
+        let whole = search_nodes(&p, u64::MAX).expect("5x4 within any budget");
+        let other_whole = search_nodes(&other, u64::MAX).expect("4x4");
+        let budget = whole / 2;
+        // Without carrying, a second solve starts again from an empty table.
+        assert_eq!(search_nodes(&p, budget), None);
+        assert_eq!(search_nodes(&p, u64::MAX), Some(whole));
+        carry(true);
+        assert_eq!(search_nodes(&p, budget), None);
+        let went_on = search_nodes(&p, u64::MAX).expect("5x4");
+        // A table left for another position is not used.
+        assert_eq!(search_nodes(&p, budget), None);
+        let another = search_nodes(&other, u64::MAX);
+        // Without carrying, a solve over budget leaves nothing.
+        carry(false);
+        assert_eq!(search_nodes(&p, budget), None);
+        assert_eq!(search_nodes(&p, u64::MAX), Some(whole));
+        carry(true);
+        assert_eq!(search_nodes(&p, budget), None);
+        carry(false);
+        drop_carried();
+        assert!(went_on < whole - budget / 2, "{went_on} of {whole}");
+        assert_eq!(another, Some(other_whole));
+        // Ending carrying drops what was left: the next solve starts afresh.
+        assert_eq!(search_nodes(&p, budget), None);
+        assert_eq!(search_nodes(&p, u64::MAX), Some(whole));
+    }
 
     #[test]
     fn stores_and_replaces_within_the_memory_bound() {

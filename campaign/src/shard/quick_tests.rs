@@ -236,3 +236,42 @@ fn a_resume_does_not_write_down_again_what_earlier_runs_recorded() {
     assert!(hard.iter().all(|(name, _)| names.contains(&name.as_str())));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_rung_on_a_table_of_the_same_size_goes_on_from_the_entries_of_the_rung_below() {
+    // 5x4's start takes tens of thousands of nodes: a search the rungs cut short.
+    let p = Position::start("5x4").expect("5x4");
+    let opts = Options {
+        hash_mib: 64,
+        ..Options::default()
+    };
+    let whole = amazons_solver::solve(&p, &opts, "test").expect("solve");
+    let nodes = whole.search_nodes;
+    // The lowest rung gets a table of its own size (16 MiB); the two above it the whole
+    // table (64 MiB), so the top rung goes on from where the middle one stopped.
+    let ladder =
+        crate::ladder::Ladder::new(vec![nodes / 8, nodes / 2, nodes * 50]).expect("ladder");
+    let dir = tempdir("carry");
+    let pool = Pool::default();
+    let cx = Split::new(&dir, &p, &opts, &pool).climbing(Some(&ladder), opts.hash_mib);
+    let done = prove_position(&cx, &p, "t", 0).expect("proved whole");
+    assert_eq!(done.winner, whole.winner);
+    let rungs: Vec<Vec<String>> = decisions(&dir)
+        .into_iter()
+        .filter(|f| f[1] == "t" && f[2] == crate::decisions::SOLVE_WHOLE)
+        .collect();
+    assert_eq!(rungs.len(), 3, "{rungs:?}");
+    let going_on = |f: &Vec<String>| f[3].contains("going on from the last rung's entries");
+    assert!(!going_on(&rungs[0]) && !going_on(&rungs[1]), "{rungs:?}");
+    assert!(going_on(&rungs[2]), "{rungs:?}");
+    assert_eq!(rungs[1][4], crate::decisions::NEXT_RUNG);
+    // The top rung needed fewer nodes than a solve from an empty table.
+    assert!(
+        done.nodes < whole.total_nodes,
+        "{} of {}",
+        done.nodes,
+        whole.total_nodes
+    );
+    // The shard it wrote was checked and is on disk.
+    assert!(on_disk(&dir.join("shards").join("t.cert")).is_some());
+}

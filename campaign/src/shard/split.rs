@@ -605,9 +605,14 @@ impl<'a> Split<'a> {
         };
         let log = |rung: crate::ladder::Rung, outcome: &Result<Done, Attempt>| {
             let budget = format!(
-                "{}, {} MiB table",
+                "{}, {} MiB table{}",
                 crate::decisions::nodes(rung.nodes),
-                rung.table_mib
+                rung.table_mib,
+                if rung.continued {
+                    ", going on from the last rung's entries"
+                } else {
+                    ""
+                }
             );
             let outcome = match outcome {
                 Ok(d) => format!("{} wins ({} nodes)", d.winner, d.nodes),
