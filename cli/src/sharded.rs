@@ -65,9 +65,11 @@ pub(crate) struct Sharding {
     pub(crate) split_depth: Option<usize>,
     /// With --shards and without --max-nodes: the node budgets each task is solved whole
     /// with in turn before it is split (default 1M,10M,100M,1G,10G,100G; a rung whose table
-    /// would not fit is cut to what the table holds and is the last). The first rung of
-    /// 10M or more (else the top) is also the budget of the searches that rank moves.
-    /// Each rung is recorded in DIR/decisions.tsv.
+    /// would not fit is cut to what the table holds and is the last). The lowest rung gets
+    /// the table its budget fills, the others the thread's whole table, and each of those
+    /// goes on from the entries the rung below it left. The first rung of 10M or more
+    /// (else the top) is also the budget of the searches that rank moves. Each rung is
+    /// recorded in DIR/decisions.tsv.
     #[arg(long, value_name = "N,..", value_delimiter = ',', requires = "shards")]
     pub(crate) ladder: Vec<u64>,
     /// With --shards: each thread keeps its transposition table from one task to the next,
@@ -247,8 +249,24 @@ pub(crate) fn solve_sharded(
     })?;
     let solve_time = t.elapsed();
     let t = Instant::now();
+    // Every shard again, in full, by the checker alone, on the run's threads.
     let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
-    let report = amazons_checker::check_with(&manifest, &shards)
+    let mut last = Instant::now();
+    let mut progress = |p: amazons_checker::Progress| {
+        if quiet || last.elapsed() < std::time::Duration::from_secs(10) || p.shards_done == 0 {
+            return;
+        }
+        last = Instant::now();
+        let secs = t.elapsed().as_secs_f64();
+        let left = secs * (p.shards_total - p.shards_done) as f64 / p.shards_done as f64;
+        eprintln!(
+            "checking the manifest: {}/{} shards, {:.2} M steps/s, about {left:.0} s left",
+            p.shards_done,
+            p.shards_total,
+            p.steps_done as f64 / secs / 1e6
+        );
+    };
+    let report = amazons_checker::check_parallel(&manifest, &shards, threads, &mut progress)
         .map_err(|e| anyhow::anyhow!("the checker rejected the manifest (a solver bug): {e}"))?;
     let check_time = t.elapsed();
     let bytes = amazons_format::encode(&manifest)?;
