@@ -319,14 +319,14 @@ mod tests {
     }
 
     #[test]
-    fn a_top_rung_is_climbed_again_when_the_table_grows() {
-        let ladder = Ladder::new(vec![100, 1_000_000_000]).expect("rungs");
+    fn a_rung_goes_on_from_the_one_below_and_the_top_is_climbed_again_when_the_table_grows() {
+        let ladder = Ladder::new(vec![100, 1000, 1_000_000_000]).expect("rungs");
         let available = std::cell::Cell::new(64);
         let mut tried = Vec::new();
         let r: Result<(), ()> = ladder.climb(
             || available.get(),
             |rung| {
-                tried.push((rung.nodes, rung.table_mib, rung.top));
+                tried.push((rung.nodes, rung.table_mib, rung.top, rung.continued));
                 // The other threads go idle while this one is on its top rung.
                 if rung.top {
                     available.set(128);
@@ -338,34 +338,17 @@ mod tests {
             |_, _| {},
         );
         assert_eq!(r, Err(()));
-        let top = |mib| (nodes_for_table(mib) * OVERFILL, mib, true);
-        assert_eq!(tried, vec![(100, 16, false), top(64), top(128)]);
-    }
-
-    #[test]
-    fn a_rung_goes_on_from_the_one_below_when_their_tables_are_the_same() {
-        let ladder = Ladder::new(vec![100, 1000, 1_000_000_000]).expect("rungs");
-        let available = std::cell::Cell::new(64);
-        let mut tried = Vec::new();
-        let r: Result<(), ()> = ladder.climb(
-            || available.get(),
-            |rung| {
-                tried.push((rung.table_mib, rung.continued));
-                if rung.top {
-                    available.set(128);
-                }
-                Err(())
-            },
-            |_| true,
-            || false,
-            |_, _| {},
-        );
-        assert_eq!(r, Err(()));
-        // The lowest rung's own table, then the whole one twice (the second going on),
-        // then the larger table of a thread left alone, from scratch.
+        let top = |mib, continued| (nodes_for_table(mib) * OVERFILL, mib, true, continued);
+        // The lowest rung's own table; then the whole one twice, the top rung going on
+        // from the rung below; then the larger table of a thread left alone, afresh.
         assert_eq!(
             tried,
-            vec![(16, false), (64, false), (64, true), (128, false)]
+            vec![
+                (100, 16, false, false),
+                (1000, 64, false, false),
+                top(64, true),
+                top(128, false)
+            ]
         );
     }
 

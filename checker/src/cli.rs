@@ -72,6 +72,26 @@ pub enum Verdict {
     Unreadable(String),
 }
 
+/// A progress callback for [`check_parallel`]: `LABEL: D/T shards, M steps/s, about S s
+/// left` on stderr, at most every 10 seconds.
+pub fn progress_printer(label: String) -> impl FnMut(Progress) {
+    let (start, mut last) = (Instant::now(), Instant::now());
+    move |p: Progress| {
+        if last.elapsed() < Duration::from_secs(10) || p.shards_done == 0 {
+            return;
+        }
+        last = Instant::now();
+        let secs = start.elapsed().as_secs_f64();
+        let left = secs * (p.shards_total - p.shards_done) as f64 / p.shards_done as f64;
+        eprintln!(
+            "{label}: {}/{} shards, {:.2} M steps/s, about {left:.0} s left",
+            p.shards_done,
+            p.shards_total,
+            p.steps_done as f64 / secs / 1e6
+        );
+    }
+}
+
 /// Reads, decodes and checks one certificate file, its shards on `threads` threads, with
 /// progress lines on stderr every 10 seconds.
 pub fn check_file(file: &Path, threads: usize) -> Verdict {
@@ -83,23 +103,7 @@ pub fn check_file(file: &Path, threads: usize) -> Verdict {
         Ok(cert) => cert,
         Err(e) => return Verdict::Unreadable(e),
     };
-    let (start, mut last) = (Instant::now(), Instant::now());
-    let mut progress = |p: Progress| {
-        if last.elapsed() < Duration::from_secs(10) || p.shards_done == 0 {
-            return;
-        }
-        last = Instant::now();
-        let secs = start.elapsed().as_secs_f64();
-        let left = secs * (p.shards_total - p.shards_done) as f64 / p.shards_done as f64;
-        eprintln!(
-            "{}: {}/{} shards, {:.2} M steps/s, about {:.0} s left",
-            file.display(),
-            p.shards_done,
-            p.shards_total,
-            p.steps_done as f64 / secs / 1e6,
-            left
-        );
-    };
+    let mut progress = progress_printer(file.display().to_string());
     match whole_board(&cert).and_then(|()| check_parallel(&cert, &shards, threads, &mut progress)) {
         Ok(report) => Verdict::Ok(report),
         Err(e) => Verdict::Wrong(e),

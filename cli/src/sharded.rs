@@ -251,22 +251,11 @@ pub(crate) fn solve_sharded(
     let t = Instant::now();
     // Every shard again, in full, by the checker alone, on the run's threads.
     let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
-    let mut last = Instant::now();
-    let mut progress = |p: amazons_checker::Progress| {
-        if quiet || last.elapsed() < std::time::Duration::from_secs(10) || p.shards_done == 0 {
-            return;
-        }
-        last = Instant::now();
-        let secs = t.elapsed().as_secs_f64();
-        let left = secs * (p.shards_total - p.shards_done) as f64 / p.shards_done as f64;
-        eprintln!(
-            "checking the manifest: {}/{} shards, {:.2} M steps/s, about {left:.0} s left",
-            p.shards_done,
-            p.shards_total,
-            p.steps_done as f64 / secs / 1e6
-        );
-    };
-    let report = amazons_checker::check_parallel(&manifest, &shards, threads, &mut progress)
+    let mut print = amazons_checker::cli::progress_printer("checking the manifest".into());
+    let mut silent = |_: amazons_checker::Progress| {};
+    let progress: &mut dyn FnMut(amazons_checker::Progress) =
+        if quiet { &mut silent } else { &mut print };
+    let report = amazons_checker::check_parallel(&manifest, &shards, threads, progress)
         .map_err(|e| anyhow::anyhow!("the checker rejected the manifest (a solver bug): {e}"))?;
     let check_time = t.elapsed();
     let bytes = amazons_format::encode(&manifest)?;
