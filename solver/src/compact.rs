@@ -92,7 +92,7 @@ pub type Rewrite<'a> = &'a dyn Fn(&Claim, &[Move], &mut OnePlayer) -> Vec<Move>;
 /// the steps in checking order. Returns the outlast moves before and after. A malformed
 /// certificate is left as it is here (the check that follows refuses it).
 pub fn rewrite_certificate(cert: Certificate, rewrite: Rewrite) -> (Certificate, u64, u64) {
-    let (cert, counts) = rewrite_counted(cert, rewrite, false);
+    let (cert, counts) = rewrite_counted(cert, rewrite, None);
     (cert, counts.before, counts.after)
 }
 
@@ -121,15 +121,25 @@ pub const ALWAYS_SEARCH: usize = 4;
 /// 22% fewer stored bytes for 1.7 times the checking time (BENCHMARKS, "Certificate size").
 pub const SEARCH_PRICE: u64 = 64;
 
+/// The most states a `Search` step on more than [`ALWAYS_SEARCH`] empty squares may cost
+/// the checker, whatever it saves: about 2 ms of checking. Without it, on 4-rank boards
+/// (whose positions fall apart into regions that the search does not split) a few large
+/// searches made most of a shard's checking time. Measured (BENCHMARKS, "Certificate
+/// size"): a 6x4 shard checks in 0.42 of the time for 1.7 times its stored bytes, a 6x5
+/// shard in 0.71 for 1.008, two 5x6 shards in about the same time for 1.001.
+pub const SEARCH_MOST_STATES: u64 = 8192;
+
 /// Which subtrees become one `Search` step (SPEC 5.8), walking the steps in checking order:
 /// every one whose position has at most [`ALWAYS_SEARCH`] empty squares, and those with
 /// up to [`SEARCH_LIMIT`] whose search costs at most [`SEARCH_PRICE`] states per step saved
-/// (a root priced too high is kept and its children are asked in turn). Steps hidden in a
+/// and at most `most_states` in all ([`SEARCH_MOST_STATES`] as published; a root priced
+/// too high is kept and its children are asked in turn). Steps hidden in a
 /// replaced subtree are no longer proven for a `Transposition`, so a transposition that
 /// cites one becomes a search too: its position is one of the states of the search that
 /// replaced them (hashes of those claims are kept; a collision only makes one more search).
 struct Searcher {
     game: amazons_checker::rules::GameSearch,
+    most_states: u64,
     hidden: std::collections::HashSet<u64, amazons_format::fasthash::Fast>,
     priced: u64,
     cited: u64,
@@ -161,9 +171,10 @@ fn subtree_len(steps: &[Step], start: usize, claim: &Claim) -> Option<usize> {
 }
 
 impl Searcher {
-    fn new(cert: &Certificate) -> Searcher {
+    fn new(cert: &Certificate, most_states: u64) -> Searcher {
         Searcher {
             game: amazons_checker::rules::GameSearch::new(cert.root.position.board),
+            most_states,
             hidden: Default::default(),
             priced: 0,
             cited: 0,
@@ -202,7 +213,7 @@ impl Searcher {
         let Some(len) = subtree_len(steps, at, claim) else {
             return false;
         };
-        let budget = SEARCH_PRICE * (len as u64 - 1);
+        let budget = (SEARCH_PRICE * (len as u64 - 1)).min(self.most_states);
         let x_to_move = claim.position.to_move == claim.winner;
         let won = (self.game).mover_wins_within(&claim.position, claim.spare, budget);
         self.priced += u64::from(won == Some(x_to_move));
@@ -217,12 +228,18 @@ impl Searcher {
     }
 }
 
-/// [`rewrite_certificate`], also replacing, when `search` is set, every largest subtree
-/// that a [`Searcher`] replaces by a `Search` step. The steps are rewritten in place (a
-/// subtree only ever shrinks), so a large certificate is not held twice.
-fn rewrite_counted(mut cert: Certificate, rewrite: Rewrite, search: bool) -> (Certificate, Counts) {
+/// [`rewrite_certificate`], also replacing, when `search` holds the most states a priced
+/// search may cost, every largest subtree that a [`Searcher`] replaces by a `Search` step.
+/// The steps are rewritten in place (a subtree only ever shrinks), so a large certificate
+/// is not held twice.
+fn rewrite_counted(
+    mut cert: Certificate,
+    rewrite: Rewrite,
+    search: Option<u64>,
+) -> (Certificate, Counts) {
     let mut exact = OnePlayer::new(cert.root.position.board);
-    let mut searcher = Searcher::new(&cert);
+    let mut searcher = Searcher::new(&cert, search.unwrap_or(0));
+    let search = search.is_some();
     let mut counts = Counts::default();
     // The claims still to visit, each with whether an ancestor became a `Search` step.
     let mut stack = vec![(cert.root.clone(), false)];
@@ -270,12 +287,19 @@ fn rewrite_counted(mut cert: Certificate, rewrite: Rewrite, search: bool) -> (Ce
 /// which the solver publishes (`amazons solve -o` and every shard of a sharded run), so
 /// that a new result needs no `amazons compact --search` pass. Returns what was replaced.
 pub fn add_search_steps(cert: &mut Certificate) -> SearchCounts {
+    add_search_steps_within(cert, SEARCH_MOST_STATES)
+}
+
+/// [`add_search_steps`] with priced searches costing at most `most_states` states each
+/// instead of [`SEARCH_MOST_STATES`].
+pub fn add_search_steps_within(cert: &mut Certificate, most_states: u64) -> SearchCounts {
     let taken = Certificate {
         root: cert.root.clone(),
         steps: std::mem::take(&mut cert.steps),
         meta: std::mem::take(&mut cert.meta),
     };
-    let (out, counts) = rewrite_counted(taken, &|_, moves, _| moves.to_vec(), true);
+    let keep: Rewrite = &|_, moves, _| moves.to_vec();
+    let (out, counts) = rewrite_counted(taken, keep, Some(most_states));
     *cert = out;
     SearchCounts {
         searches: counts.searches,
@@ -629,7 +653,8 @@ impl Run<'_> {
         } else {
             (cert, crate::trim::Trimmed::default())
         };
-        let (cert, counts) = rewrite_counted(cert, self.rewrite, self.search);
+        let most = self.search.then_some(SEARCH_MOST_STATES);
+        let (cert, counts) = rewrite_counted(cert, self.rewrite, most);
         let new = amazons_format::encode(&cert).map_err(|e| CompactError::Encode {
             path: path.into(),
             reason: e.to_string(),

@@ -440,3 +440,56 @@ fn priced_searches_go_past_four_empty_squares_and_transpositions_follow_them() {
     assert_eq!(add_search_steps(&mut again).searches, 0);
     assert_eq!(again, cert);
 }
+
+#[test]
+fn a_priced_search_costs_the_checker_at_most_the_cap_in_states() {
+    use amazons_solver::compact::{add_search_steps_within, empties, ALWAYS_SEARCH};
+    let original = untrimmed();
+    let (mut open, mut capped) = (original.clone(), original.clone());
+    let uncapped_counts = add_search_steps_within(&mut open, u64::MAX);
+    let cap = 64;
+    let counts = add_search_steps_within(&mut capped, cap);
+    for cert in [&open, &capped] {
+        if let Err(e) = amazons_checker::check(cert) {
+            panic!("rejected after adding searches: {e}");
+        }
+    }
+    // The cap keeps some subtrees whose search was within the price but past the cap (their
+    // smaller subtrees are priced in turn), so the capped file has more steps.
+    assert!(counts.priced > 0, "{counts:?}");
+    assert!(
+        capped.steps.len() > open.steps.len(),
+        "{counts:?} against {uncapped_counts:?}"
+    );
+    // How many of a file's searches past ALWAYS_SEARCH empty squares the checker's own
+    // search, from an empty memo, settles within the cap.
+    let mut game = amazons_checker::rules::GameSearch::new(original.root.position.board);
+    let mut settled = |cert: &Certificate| {
+        let searched = searched_claims(cert);
+        let priced: Vec<&Claim> = searched
+            .iter()
+            .filter(|c| empties(c) > ALWAYS_SEARCH)
+            .collect();
+        let within = priced
+            .iter()
+            .filter(|c| {
+                let x_to_move = c.position.to_move == c.winner;
+                game.mover_wins_within(&c.position, c.spare, cap) == Some(x_to_move)
+            })
+            .count() as u64;
+        (within, priced.len() as u64)
+    };
+    // Every priced search of the capped file is within the cap (those replacing a
+    // transposition whose cited claim was hidden are not priced), and the uncapped file
+    // has searches past it.
+    let (within, _) = settled(&capped);
+    assert!(
+        within >= counts.priced,
+        "{within} within the cap, {counts:?}"
+    );
+    let (within, all) = settled(&open);
+    assert!(
+        within < all,
+        "{within} of {all} uncapped searches within the cap"
+    );
+}
