@@ -122,11 +122,11 @@ pub const ALWAYS_SEARCH: usize = 4;
 pub const SEARCH_PRICE: u64 = 64;
 
 /// The most states a `Search` step on more than [`ALWAYS_SEARCH`] empty squares may cost
-/// the checker, whatever it saves: about 2 ms of checking. Without it, on 4-rank boards
+/// the checker, whatever it saves: a few milliseconds of checking. Without it, on 4-rank boards
 /// (whose positions fall apart into regions that the search does not split) a few large
 /// searches made most of a shard's checking time. Measured (BENCHMARKS, "Certificate
 /// size"): a 6x4 shard checks in 0.42 of the time for 1.7 times its stored bytes, a 6x5
-/// shard in 0.71 for 1.008, two 5x6 shards in about the same time for 1.001.
+/// shard in 0.71 for 1.008, two 5x6 shards in about the same time for 1.002.
 pub const SEARCH_MOST_STATES: u64 = 8192;
 
 /// Which subtrees become one `Search` step (SPEC 5.8), walking the steps in checking order:
