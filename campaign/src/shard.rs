@@ -52,6 +52,8 @@ pub enum ShardError {
     },
     #[error("{0}: no task has this number, name or move (`amazons tasks` lists them)")]
     NoSuchTask(String),
+    /// Not a failure: a run given `--only` finished its tasks, and the manifest waits for
+    /// the others (`amazons solve` reports it and exits 0).
     #[error("{skipped} of {total} tasks were left to other runs (not selected by --only); the selected ones are finished and their shards kept")]
     Skipped { skipped: usize, total: usize },
 }

@@ -92,8 +92,10 @@ pub(crate) struct Sharding {
     pub(crate) guess_order: bool,
     /// With --shards: solve only these tasks, comma separated: numbers (`46`), shard names
     /// (`046-e5-e3xc1`) or reply moves (`e5-e3xc1`), as `amazons tasks` lists them. The
-    /// other tasks are left to other runs, which may share the directory: this one ends
-    /// without a manifest unless every other task's shard is already there.
+    /// other tasks are left to other runs, which may share the directory: once its own
+    /// tasks are finished this one ends (exit 0) with a `done:` line saying how many tasks
+    /// are left to the others, and writes the manifest only if every other task's shard is
+    /// already there.
     #[arg(long, value_name = "TASKS", value_delimiter = ',', requires = "shards")]
     pub(crate) only: Vec<String>,
     /// With --shards and --split-depth: when a split's three guesses are all refuted
@@ -240,14 +242,37 @@ pub(crate) fn solve_sharded(
         ladder,
         as_extracted: sharding.as_extracted,
     };
-    let (manifest, done) = amazons_campaign::shard::run(&plan, dir, opts, budget, &|p| {
+    let run = amazons_campaign::shard::run(&plan, dir, opts, budget, &|p| {
         if !quiet {
             if p.finished {
                 eprintln!("task: {}", p.last);
             }
             eprintln!("progress: {}", p.line());
         }
-    })?;
+    });
+    let (manifest, done) = match run {
+        // A run given --only has done its share once its tasks are finished: no error.
+        Err(amazons_campaign::shard::ShardError::Skipped { skipped, total }) => {
+            say!(
+                json,
+                "done: the tasks chosen by --only are finished and their shards kept in {}; \
+                 {skipped} of {total} tasks are left to other runs, so no manifest yet (the \
+                 run that finds every other shard on disk writes it)",
+                dir.display()
+            );
+            if json {
+                json_cmd::print(&serde_json::json!({
+                    "command": "solve",
+                    "sharded": true,
+                    "manifest": null,
+                    "left_to_other_runs": skipped,
+                    "tasks_total": total,
+                }));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        other => other?,
+    };
     let solve_time = t.elapsed();
     let t = Instant::now();
     // Every shard again, in full, by the checker alone, on the run's threads.

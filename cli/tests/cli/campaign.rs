@@ -489,3 +489,35 @@ fn sample_solves_a_seeded_sample_of_the_tasks_within_the_budget() {
         2
     );
 }
+
+/// A run given `--only` ends with exit 0 once its tasks are finished, saying how many are
+/// left to other runs and writing no manifest; the run that finds every other shard on
+/// disk writes it.
+#[test]
+fn a_run_with_only_succeeds_and_leaves_the_manifest_to_the_last_run() {
+    let dir = TempDir::new("campaign", "only");
+    let first = amazons(&sharded("4x4", &dir.0, "--only 0,1 --threads 1 --hash 16"));
+    assert_eq!(first.code, 0, "{first:?}");
+    let done = first.line(false, "done: ");
+    assert!(done.contains("left to other runs"), "{done}");
+    assert!(!dir.0.join("manifest.cert").exists());
+    let names = shard_files(&dir.0);
+    assert_eq!(names.len(), 2, "{names:?}");
+    let json = amazons(&sharded(
+        "4x4",
+        &dir.0,
+        "--only 2 --threads 1 --hash 16 --json",
+    ));
+    assert_eq!(json.code, 0, "{json:?}");
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("json");
+    assert!(v["manifest"].is_null(), "{v}");
+    assert!(
+        v["left_to_other_runs"].as_u64().is_some_and(|n| n > 0),
+        "{v}"
+    );
+    assert_eq!(v["tasks_total"].as_u64(), Some(44), "{v}");
+    // The rest, without --only: the manifest, the three shards above resumed.
+    let all = ok(&sharded("4x4", &dir.0, "--threads 1 --hash 16"));
+    assert!(dir.0.join("manifest.cert").exists(), "{all:?}");
+    assert!(all.stdout.contains("(3 resumed)"), "{}", all.stdout);
+}
