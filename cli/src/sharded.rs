@@ -198,6 +198,10 @@ pub(crate) fn solve_sharded(
             opts.max_nodes.map_or("-".into(), |n| n.to_string())
         ),
     };
+    let budget_line = format!(
+        "{budget_line}; df-pn numbers {}",
+        format!("{:?}", opts.numbers).to_lowercase()
+    );
     say!(json, "budget: {budget_line}");
     decisions::record(
         dir,

@@ -54,7 +54,16 @@ pub enum Numbers {
     /// (BENCHMARKS.md, "Weak proof numbers").
     #[default]
     Weak,
+    /// Between the two: the largest child number plus, for each other child not yet
+    /// refuted, its number up to [`CAPPED_AT`]. A child that looks hard counts for more
+    /// than one that looks easy, as in the sum, but no child counts for more than a few, so
+    /// a subtree shared by many children is not counted many times over.
+    Capped,
 }
+
+/// The most one child other than the largest adds to a disproof number under
+/// [`Numbers::Capped`].
+pub const CAPPED_AT: u64 = 8;
 
 impl Default for Options {
     fn default() -> Options {
@@ -389,11 +398,13 @@ impl<'g> Search<'g> {
             // `open`: children not yet refuted (proof number above 0), `maxphi` the
             // largest of their proof numbers (both for the weak numbers).
             let (mut sum, mut infinite) = (0u64, false);
-            let (mut maxphi, mut open) = (0u64, 0u64);
+            // `capped`: the sum of their proof numbers, each cut to CAPPED_AT.
+            let (mut maxphi, mut open, mut capped) = (0u64, 0u64, 0u64);
             for (i, k) in kids.iter().enumerate() {
                 if k.phi > 0 {
                     open += 1;
                     maxphi = maxphi.max(k.phi as u64);
+                    capped += (k.phi as u64).min(CAPPED_AT);
                 }
                 if k.delta < phi || (k.delta == phi && k.order < kids[best].order) {
                     delta2 = phi;
@@ -414,6 +425,7 @@ impl<'g> Search<'g> {
                 match self.numbers {
                     Numbers::Sum => sum,
                     Numbers::Weak => (maxphi + open).saturating_sub(1),
+                    Numbers::Capped => maxphi + capped - maxphi.min(CAPPED_AT),
                 }
                 .min(INF as u64 - 1) as u32
             };
@@ -432,6 +444,7 @@ impl<'g> Search<'g> {
             let others = match self.numbers {
                 Numbers::Sum => sum - kids[best].phi as u64,
                 Numbers::Weak => open.saturating_sub(1) + u64::from(kids[best].phi == 0),
+                Numbers::Capped => capped - (kids[best].phi as u64).min(CAPPED_AT),
             };
             let th_phi_c = (th_delta as u64).saturating_sub(others).min(INF as u64) as u32;
             let eps = delta2.saturating_add(1).max(delta2 + delta2 / 4);
@@ -472,7 +485,7 @@ mod tests {
     /// search finds, on positions from random games on small boards.
     #[test]
     fn every_number_rule_finds_the_true_winner() {
-        let variants: Vec<Options> = [Numbers::Sum, Numbers::Weak]
+        let variants: Vec<Options> = [Numbers::Sum, Numbers::Weak, Numbers::Capped]
             .into_iter()
             .flat_map(|numbers| {
                 [None, Some(EvalConfig::default())].map(|eval| Options {
@@ -489,7 +502,7 @@ mod tests {
             &variants,
             |g, opts, st| Search::new(g, opts).solve(st),
         );
-        assert_eq!(checked, 3 * 6 * 4);
+        assert_eq!(checked, 3 * 6 * 6);
     }
 
     #[test]

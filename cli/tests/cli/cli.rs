@@ -99,6 +99,30 @@ fn solve_4x4_writes_a_certificate_that_checks() {
     }
 }
 
+/// Each df-pn number rule (`--numbers`) solves a board and writes a certificate that checks.
+#[test]
+fn every_number_rule_writes_a_certificate_that_checks() {
+    let dir = TempDir::new("cli", "numbers");
+    for rule in ["weak", "sum", "capped"] {
+        let cert = dir.path(&format!("{rule}.cert"));
+        let out = ok(&["solve", "4x4", "-q", "--numbers", rule, "-o", s(&cert)]);
+        assert_eq!(
+            out.last_line(),
+            "result: Black wins",
+            "{rule}: {}",
+            out.stdout
+        );
+        let out = ok(&["check", s(&cert)]);
+        assert!(
+            out.last_line().starts_with("verified: Black wins"),
+            "{rule}: {}",
+            out.stdout
+        );
+    }
+    let out = amazons(&["solve", "4x4", "-q", "--numbers", "product"]);
+    assert_eq!(out.code, 2, "an unknown rule: {out:?}");
+}
+
 /// Runs `amazons check` (and `amazons-check` when available) on `file`, expecting `code`
 /// and no panic.
 fn assert_check_exit(file: &Path, code: i32) {
