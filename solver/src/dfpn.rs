@@ -396,7 +396,7 @@ impl<'g> Search<'g> {
         loop {
             let (mut phi, mut delta2, mut best) = (INF, INF, 0usize);
             // `open`: children not yet refuted (proof number above 0), `maxphi` the
-            // largest of their proof numbers (both for the weak numbers).
+            // largest of their proof numbers (for the weak and the capped numbers).
             let (mut sum, mut infinite) = (0u64, false);
             // `capped`: the sum of their proof numbers, each cut to CAPPED_AT.
             let (mut maxphi, mut open, mut capped) = (0u64, 0u64, 0u64);
