@@ -10,7 +10,8 @@
 //! figures of a campaign in progress, and [`sample`] measures a campaign's difficulty
 //! on a seeded sample of its tasks before it starts. [`index`] checks a directory of results and
 //! campaigns into the tables of `index.md`. [`verified`] remembers the shards already checked,
-//! and [`prune`] finds the shards a finished manifest does not need.
+//! [`prune`] finds the shards a finished manifest does not need, and [`shrink`] re-solves
+//! the largest finished shards with another df-pn number rule and keeps the smaller ones.
 
 pub mod decisions;
 pub mod index;
@@ -21,5 +22,6 @@ pub mod prune;
 pub mod safety;
 pub mod sample;
 pub mod shard;
+pub mod shrink;
 pub mod status;
 pub mod verified;

@@ -104,6 +104,10 @@ pub struct Budget {
     /// within this many nodes (never split), then the ones over it as usual, so that one
     /// hard subtask does not hold up the easy ones (see `prove_in_order`). `None`: one pass.
     pub quick: Option<u64>,
+    /// Re-solve each task's new shard stored over a size with another number rule at once,
+    /// keeping the smaller ([`crate::shrink::after_solve`]). `None`: keep every shard as
+    /// the run's own rule made it.
+    pub shrink: Option<crate::shrink::AsYouGo>,
 }
 
 impl Budget {
@@ -269,15 +273,18 @@ mod tests;
 
 pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;
+pub(crate) use manifest::refresh;
 pub use manifest::{assemble, collect, rewrite_md};
 use pool::*;
 pub use progress::{Done, Progress, Running};
 use progress::{LONG_TASK, REPORT_EVERY};
+pub(crate) use records::record_time;
 use records::*;
 pub use records::{
     record_spent, recorded_millis, PLAN_FILE, SPENT_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE,
 };
 use split::*;
+pub(crate) use split::{solve_bytes, Solved};
 
 /// The names of the files in `dir/shards`, sorted (none if it cannot be read).
 pub fn shard_names(dir: &Path) -> Vec<String> {
@@ -319,7 +326,7 @@ pub fn existing(path: &Path, task: &Task) -> Option<Done> {
 /// already holds a `*.cert.zst` file, so that a resumed published campaign adds shards
 /// ready to commit; as it is otherwise. Nothing is written when either form already holds
 /// these bytes; the other form is removed, so one form remains.
-fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
+pub(crate) fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
     use amazons_format::stored;
     let zst = stored::compressed_path(path);
     for p in [path, zst.as_path()] {
@@ -339,6 +346,18 @@ fn write_cert(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
         std::fs::remove_file(other).map_err(|e| ShardError::Io(other.to_path_buf(), e))?;
     }
     Ok(())
+}
+
+/// How many bytes a shard of these (raw) bytes takes when [`write_cert`] writes it to
+/// `path`: compressed or not, as its directory keeps them.
+pub(crate) fn stored_size(path: &Path, bytes: &[u8]) -> Result<u64, ShardError> {
+    if path.parent().is_some_and(kept_compressed) {
+        let packed = amazons_format::stored::compress(bytes)
+            .map_err(|e| ShardError::Io(path.to_path_buf(), e))?;
+        Ok(packed.len() as u64)
+    } else {
+        Ok(bytes.len() as u64)
+    }
 }
 
 /// Whether `dir` or `dir/shards` holds a compressed certificate (`*.cert.zst`).
@@ -368,7 +387,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardError> {
 
 /// Why a task attempt gave no shard.
 #[derive(Debug)]
-enum Attempt {
+pub(crate) enum Attempt {
     /// The node budget ran out (the task stays open).
     Budget,
     Failed(ShardError),
@@ -780,6 +799,27 @@ pub fn run(
                                     ),
                                 );
                             }
+                            // A large new shard re-solved for size: the smaller one stays.
+                            let done = match budget.shrink.filter(|_| !done.resumed) {
+                                Some(go) => match crate::shrink::after_solve(
+                                    plan,
+                                    dir,
+                                    &per_thread,
+                                    task,
+                                    &done,
+                                    go,
+                                ) {
+                                    Ok(smaller) => smaller.unwrap_or(done),
+                                    Err(e) => {
+                                        if let Ok(mut slot) = first_error.lock() {
+                                            slot.get_or_insert(e);
+                                        }
+                                        stop.store(true, Ordering::SeqCst);
+                                        break;
+                                    }
+                                },
+                                None => done,
+                            };
                             if let Ok(mut r) = results.lock() {
                                 r[task.index] = Some(done);
                             }
@@ -864,6 +904,7 @@ pub fn run(
             total: before,
         });
     }
+    let results = refresh(plan, dir, results)?;
     let done = plan.complete(results);
     let manifest = assemble(plan, dir, &done)?;
     Ok((manifest, done))

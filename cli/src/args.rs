@@ -141,6 +141,16 @@ pub(crate) enum Command {
     /// one node budget (nothing written); prints each task's outcome, how many were solved
     /// within the budget, and a floor on the nodes all tasks need. Last line: `sample: ...`
     Sample(crate::sharded::SampleArgs),
+    /// Re-solve a campaign's largest finished shards with another df-pn number rule
+    /// (default `sum`) and keep each new shard that is stored smaller, for the same
+    /// winner and checked; on a finished campaign the manifest is then written and checked
+    /// again. Each attempt is a line in DIR/decisions.tsv (`re-solved for size`), so a
+    /// rerun goes on with the next shards; a replaced shard's nodes and time go to
+    /// times.tsv, all search time to spent.tsv. A campaign may go on beside it in the same
+    /// directory: its manifest cites the shards as they are when it is written. Last line:
+    /// `shrink: R of N shards replaced, B bytes saved ...` (or the manifest's `verified:`
+    /// line).
+    Shrink(crate::shrink_cmd::ShrinkArgs),
     /// Rank the moves of a position by a df-pn search within a node budget, as a sharded
     /// solve guesses when it splits a task: each move with the proof and disproof numbers
     /// of a win for the side to move after it, most promising first: proved wins, then by

@@ -18,6 +18,7 @@ mod json_cmd;
 mod out;
 mod play_cmd;
 mod sharded;
+mod shrink_cmd;
 mod solve;
 mod testset;
 
@@ -101,6 +102,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
         } => inspect::rank(board, setup, hash, max_nodes, top, search, json),
         Command::Sample(args) => sharded::sample(args),
+        Command::Shrink(args) => shrink_cmd::run(args),
         Command::Eval {
             board,
             setup,

@@ -110,6 +110,16 @@ pub(crate) struct Sharding {
     /// not tried again). 0: every move, until one wins or all are proved lost.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
     pub(crate) tries: usize,
+    /// With --shards: re-solve each new task shard stored in more than KIB KiB at once with
+    /// --shrink-numbers, whole within 3 times the nodes it took, and keep the smaller (a
+    /// `re-solved for size` line in DIR/decisions.tsv; `amazons shrink` does the same for
+    /// shards already finished). 0: off. Default: 256 without --max-nodes, else 0.
+    #[arg(long, value_name = "KIB", requires = "shards")]
+    pub(crate) shrink_over: Option<u64>,
+    /// With --shards: the df-pn number rule of the re-solves of --shrink-over (`sum` gave
+    /// 6x5 proofs of a sixth to a thirtieth of weak's bytes).
+    #[arg(long, value_enum, value_name = "RULE", default_value_t = crate::args::NumbersArg::Sum, requires = "shards")]
+    pub(crate) shrink_numbers: crate::args::NumbersArg,
 }
 
 /// Parses the optional first move of a sharded solve.
@@ -198,9 +208,26 @@ pub(crate) fn solve_sharded(
             opts.max_nodes.map_or("-".into(), |n| n.to_string())
         ),
     };
+    let shrink_over = sharding.shrink_over.unwrap_or(if ladder.is_some() {
+        amazons_campaign::shrink::SHRINK_OVER / 1024
+    } else {
+        0
+    });
+    let shrink = (shrink_over > 0).then(|| amazons_campaign::shrink::AsYouGo {
+        over: shrink_over.saturating_mul(1024),
+        numbers: sharding.shrink_numbers.into(),
+    });
+    let shrink_line = match shrink {
+        Some(go) if go.numbers != opts.numbers => format!(
+            "; shards over {shrink_over} KiB re-solved with {} numbers",
+            amazons_campaign::shrink::rule_name(go.numbers)
+        ),
+        _ => String::new(),
+    };
+    // The rule last, as `amazons shrink` reads it back from decisions.tsv.
     let budget_line = format!(
-        "{budget_line}; df-pn numbers {}",
-        format!("{:?}", opts.numbers).to_lowercase()
+        "{budget_line}{shrink_line}; df-pn numbers {}",
+        amazons_campaign::shrink::rule_name(opts.numbers)
     );
     say!(json, "budget: {budget_line}");
     decisions::record(
@@ -245,6 +272,7 @@ pub(crate) fn solve_sharded(
         quick: ladder.as_ref().and_then(|l| l.quick()),
         ladder,
         as_extracted: sharding.as_extracted,
+        shrink,
     };
     let run = amazons_campaign::shard::run(&plan, dir, opts, budget, &|p| {
         if !quiet {
@@ -362,24 +390,33 @@ pub(crate) fn tasks(split: SplitRoot, hash: usize, pending: bool) -> Result<Exit
 /// `amazons manifest`: assembles and checks the manifest of a sharded result.
 pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
     let plan = split.plan()?;
-    let shards = split.shards;
-    let done = amazons_campaign::shard::collect(&plan, &shards)?;
-    let manifest = amazons_campaign::shard::assemble(&plan, &shards, &done)?;
-    let dir_shards = amazons_checker::cli::DirShards::scan(&shards.join("shards"));
+    write_manifest(&plan, &split.shards)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Assembles the manifest of `plan` from the shards in `dir`, writes it, checks it with
+/// every shard, and prints its path, root hash and claim.
+pub(crate) fn write_manifest(
+    plan: &amazons_campaign::shard::Plan,
+    dir: &std::path::Path,
+) -> Result<()> {
+    let done = amazons_campaign::shard::collect(plan, dir)?;
+    let manifest = amazons_campaign::shard::assemble(plan, dir, &done)?;
+    let dir_shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
     let report = amazons_checker::check_with(&manifest, &dir_shards)
         .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
     let bytes = amazons_format::encode(&manifest)?;
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
     println!(
         "manifest: {} ({} shards), root blake3 {}",
-        amazons_format::stored::on_disk(&shards.join("manifest.cert"))
-            .unwrap_or_else(|| shards.join("manifest.cert"))
+        amazons_format::stored::on_disk(&dir.join("manifest.cert"))
+            .unwrap_or_else(|| dir.join("manifest.cert"))
             .display(),
         report.shards,
         root_hash.to_hex()
     );
     println!("verified: {}", report.claim);
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// What `amazons sample` was asked.

@@ -9,6 +9,32 @@ pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
     })
 }
 
+/// The results with each shard as it is on disk now: a shard replaced while the run went
+/// on (by `amazons shrink` beside it) is read and checked again, so that the manifest
+/// cites the bytes on disk.
+pub(crate) fn refresh(
+    plan: &Plan,
+    dir: &Path,
+    mut results: Vec<Option<Done>>,
+) -> Result<Vec<Option<Done>>, ShardError> {
+    for (task, slot) in plan.tasks.iter().zip(results.iter_mut()) {
+        let Some(done) = slot.as_mut() else {
+            continue;
+        };
+        let path = plan.shard_path(dir, task);
+        let now = on_disk(&path)
+            .and_then(|f| amazons_format::stored::read(&f).ok())
+            .and_then(|bytes| {
+                let body = amazons_format::file::verified_body(&bytes).ok()?;
+                Some(amazons_format::hash_body(body))
+            });
+        if now != Some(done.hash) {
+            *done = existing(&path, task).ok_or_else(|| ShardError::MissingShard(path.clone()))?;
+        }
+    }
+    Ok(results)
+}
+
 /// Every task's result, each solved task's read by `read` from its shard path; mirrored
 /// tasks copy the task they mirror.
 fn gather(

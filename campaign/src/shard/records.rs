@@ -115,7 +115,7 @@ pub(super) fn recorded_times(dir: &Path) -> std::collections::HashMap<String, u6
 }
 
 /// Appends a solved task's time to `DIR/times.tsv` (best effort: times are informative).
-pub(super) fn record_time(dir: &Path, name: &str, done: &Done) {
+pub(crate) fn record_time(dir: &Path, name: &str, done: &Done) {
     append_line(
         dir,
         TIMES_FILE,

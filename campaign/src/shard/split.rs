@@ -14,6 +14,48 @@ pub(super) fn solve_position(
     opts: &Options,
     as_extracted: bool,
 ) -> Result<Done, Attempt> {
+    let solved = solve_bytes(dir, position, name, root, opts, as_extracted)?;
+    write_cert(&shard_file(dir, name), &solved.bytes)?;
+    solved.record(dir, name);
+    Ok(solved.done)
+}
+
+/// A task solved whole into the bytes of its shard, checked, not written yet.
+pub(crate) struct Solved {
+    /// The shard file's bytes (raw, as `amazons_format::encode` gives them).
+    pub(crate) bytes: Vec<u8>,
+    /// Its figures: winner, body hash, nodes, the time of the whole attempt.
+    pub(crate) done: Done,
+    /// Steps, `Search` steps and where the time went, for `decisions.tsv`.
+    pub(crate) summary: String,
+}
+
+impl Solved {
+    /// Records a written shard: where its time went in `DIR/decisions.tsv` (BENCHMARKS:
+    /// choosing the `Search` steps and checking them can take as long as the search), and
+    /// its hash as checked in `verified.tsv`.
+    pub(crate) fn record(&self, dir: &Path, name: &str) {
+        crate::decisions::record(
+            dir,
+            name,
+            crate::decisions::SHARD_WRITTEN,
+            "-",
+            &self.summary,
+        );
+        crate::verified::mark_checked(dir, &self.done.hash);
+    }
+}
+
+/// Solves `position` whole into its shard's bytes, in the published form (or as extracted)
+/// and checked by the checker; the search time goes to `DIR/spent.tsv` under `name`.
+pub(crate) fn solve_bytes(
+    dir: &Path,
+    position: &Position,
+    name: &str,
+    root: &Position,
+    opts: &Options,
+    as_extracted: bool,
+) -> Result<Solved, Attempt> {
     let fail = |reason: String| ShardError::Task {
         task: name.to_string(),
         reason,
@@ -63,28 +105,18 @@ pub(super) fn solve_position(
     let bytes = amazons_format::encode(&solved.certificate).map_err(|e| fail(e.to_string()))?;
     let body = amazons_format::file::verified_body(&bytes).map_err(|e| fail(e.to_string()))?;
     let hash = amazons_format::hash_body(body);
-    write_cert(&shard_file(dir, name), &bytes)?;
-    // Where the task's time went (BENCHMARKS: choosing the `Search` steps and checking
-    // them can take as long as the search).
-    crate::decisions::record(
-        dir,
-        name,
-        crate::decisions::SHARD_WRITTEN,
-        "-",
-        &format!(
-            "{} steps ({} of them `Search`, {} chosen by price), {} bytes raw; {:.1} s search and extraction, {:.1} s choosing the Search steps, {:.1} s check",
-            report.steps,
-            searches.searches,
-            searches.priced,
-            bytes.len(),
-            solve_time.as_secs_f64(),
-            priced_time.as_secs_f64(),
-            check_time.as_secs_f64()
-        ),
+    let summary = format!(
+        "{} steps ({} of them `Search`, {} chosen by price), {} bytes raw; {:.1} s search and extraction, {:.1} s choosing the Search steps, {:.1} s check",
+        report.steps,
+        searches.searches,
+        searches.priced,
+        bytes.len(),
+        solve_time.as_secs_f64(),
+        priced_time.as_secs_f64(),
+        check_time.as_secs_f64()
     );
-    crate::verified::mark_checked(dir, &hash);
     // Figures from the shard's own metadata, so a resumed run assembles the same manifest.
-    Ok(Done {
+    let done = Done {
         winner: solved.winner,
         hash,
         nodes: solved.certificate.meta.nodes,
@@ -92,6 +124,11 @@ pub(super) fn solve_position(
         bytes: bytes.len() as u64,
         resumed: false,
         mirror_of: None,
+    };
+    Ok(Solved {
+        bytes,
+        done,
+        summary,
     })
 }
 

@@ -521,3 +521,133 @@ fn a_run_with_only_succeeds_and_leaves_the_manifest_to_the_last_run() {
     assert!(dir.0.join("manifest.cert").exists(), "{all:?}");
     assert!(all.stdout.contains("(3 resumed)"), "{}", all.stdout);
 }
+
+#[test]
+fn shrink_replaces_large_shards_by_smaller_ones_and_rewrites_the_manifest() {
+    let tmp = TempDir::new("campaign", "shrink");
+    let dir = tmp.path("5x5");
+    let flags = "--first-move d1-d3xb3 --hash 64 --max-nodes 2000000 -q";
+    let first = ok(&sharded("5x5", &dir, flags));
+    let out = ok(&[
+        "shrink",
+        s(&dir),
+        "--largest",
+        "3",
+        "--numbers",
+        "sum",
+        "--hash",
+        "64",
+    ]);
+    // One line per shard, then the summary, then the manifest written again and checked.
+    let replaced = out.stdout.matches(": replaced, ").count();
+    assert!(replaced >= 2, "{out:?}");
+    assert_eq!(out.stdout.matches(" [").count(), 3, "{out:?}");
+    assert!(
+        out.stdout
+            .contains(&format!("shrink: {replaced} of 3 shards replaced")),
+        "{out:?}"
+    );
+    assert!(
+        out.stdout.contains("verified: White wins 5x5 start"),
+        "{out:?}"
+    );
+    let shrunk = root_hash(&out);
+    assert_ne!(shrunk, root_hash(&first));
+    let recorded = decisions(&dir)
+        .iter()
+        .filter(|d| d[1] == "re-solved for size")
+        .count();
+    assert_eq!(recorded, 3);
+    // Both checkers accept the new manifest, and a resumed solve writes the same one.
+    ok(&["check", s(&dir.join("manifest.cert"))]);
+    assert_eq!(root_hash(&ok(&sharded("5x5", &dir, flags))), shrunk);
+    // A rerun takes the next three shards, not the ones tried.
+    let again = ok(&[
+        "shrink",
+        s(&dir),
+        "--largest",
+        "3",
+        "--numbers",
+        "sum",
+        "--hash",
+        "64",
+    ]);
+    for line in out.stdout.lines().filter(|l| l.contains(" [")) {
+        let name = line.split(':').next().expect("name");
+        assert!(!again.stdout.contains(&format!("{name}:")), "{again:?}");
+    }
+}
+
+#[test]
+fn shrink_refuses_bad_input_with_exit_code_2() {
+    let tmp = TempDir::new("campaign", "shrink-bad");
+    let out = amazons(&["shrink", &tmp.file("nothing-here")]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("not a campaign directory"), "{out:?}");
+    let dir = tmp.path("4x4");
+    ok(&sharded("4x4", &dir, "--hash 8 -q"));
+    let out = amazons(&["shrink", s(&dir), "--only", "e9-e8xe7"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("--only"), "{out:?}");
+    let out = amazons(&["shrink", s(&dir), "--threads", "0"]);
+    assert_eq!(out.code, 2, "{out:?}");
+}
+
+#[test]
+fn a_campaign_re_solves_its_large_shards_with_sum_numbers_as_it_goes() {
+    let tmp = TempDir::new("campaign", "as-you-go");
+    let (plain, shrunk) = (tmp.path("plain"), tmp.path("shrunk"));
+    let flags = "--first-move d1-d3xb3 --hash 64 --max-nodes 2000000 -q";
+    let first = ok(&sharded("5x5", &plain, flags));
+    let out = ok(&sharded(
+        "5x5",
+        &shrunk,
+        &format!("{flags} --shrink-over 16"),
+    ));
+    // With --max-nodes it is off by default.
+    assert!(decisions(&plain)
+        .iter()
+        .all(|d| d[1] != "re-solved for size"));
+    let tries: Vec<Vec<String>> = decisions(&shrunk)
+        .into_iter()
+        .filter(|d| d[1] == "re-solved for size")
+        .collect();
+    // Every shard over 16 KiB was tried, with sum numbers, and some got smaller.
+    let big = shard_names(&plain, ".cert")
+        .into_iter()
+        .filter(|n| {
+            std::fs::metadata(plain.join("shards").join(n))
+                .expect("size")
+                .len()
+                > 16 * 1024
+        })
+        .count();
+    assert!(big > 0);
+    assert_eq!(tries.len(), big, "{tries:?}");
+    assert!(tries.iter().all(|d| d[2].starts_with("numbers sum, ")));
+    assert!(
+        tries.iter().any(|d| d[3].starts_with("replaced: ")),
+        "{tries:?}"
+    );
+    let budget = decisions(&shrunk)
+        .into_iter()
+        .find(|d| d[0] == "run" && d[1] == "budget")
+        .expect("budget line");
+    assert!(budget[3].contains("shards over 16 KiB re-solved with sum numbers"));
+    // The same claim, a smaller proof, and both checkers accept it.
+    assert_ne!(root_hash(&out), root_hash(&first));
+    let size = |d: &Path| -> u64 {
+        shard_names(d, ".cert")
+            .iter()
+            .map(|n| {
+                std::fs::metadata(d.join("shards").join(n))
+                    .expect("size")
+                    .len()
+            })
+            .sum()
+    };
+    assert!(size(&shrunk) < size(&plain));
+    ok(&["check", s(&shrunk.join("manifest.cert"))]);
+    // Nothing counts as resumed in the run that solved it all.
+    assert!(out.stdout.contains("tasks: 138 (0 resumed)"), "{out:?}");
+}

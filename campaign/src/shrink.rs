@@ -1,0 +1,584 @@
+//! Re-solving a campaign's largest finished shards with another df-pn number rule, keeping each new shard that is stored smaller.
+//!
+//! The number rule changes a proof's size far more than its search: on 6x5, proofs found
+//! with `capped` numbers were stored in 0.57 of the bytes of `weak` ones for about the same
+//! nodes (BENCHMARKS.md, "Number rules on 6x5"). A campaign keeps every shard it finished,
+//! so its large shards from a run with another rule stay large. [`run`] solves such tasks
+//! once more, whole, within a node budget tied to what the task took the first time, and
+//! replaces a shard only by a smaller one that the checker accepted, for the same winner.
+//!
+//! Every attempt is recorded in `DIR/decisions.tsv` (decision [`RESOLVED`], the rule and
+//! budget, and the outcome), so a rerun goes on with the next tasks and never repeats one;
+//! the search time goes to `spent.tsv`, and a replaced shard's nodes and time to
+//! `times.tsv` (its last line per task is the shard on disk). A replacement is written
+//! atomically, so an interrupted run loses at most the tasks in flight.
+
+use crate::decisions;
+use crate::shard::{on_disk, subtask_shards, Done, Plan, ShardError, Task};
+use amazons_solver::dfpn::{Numbers, Options};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The decision of a re-solve in `decisions.tsv`.
+pub const RESOLVED: &str = "re-solved for size";
+
+/// Without `--max-nodes`, a task is re-solved within this many times the nodes of the
+/// search that made its shard: capped numbers took between 0.6 and 2.5 times weak's
+/// nodes on six 6x5 replies, so a task that needs more is not worth its time.
+pub const NODE_FACTOR: u64 = 3;
+
+/// How many shards a run re-solves by default: the largest ones.
+pub const DEFAULT_LARGEST: usize = 10;
+
+/// The rule's name as runs record it (`df-pn numbers capped`).
+pub fn rule_name(numbers: Numbers) -> String {
+    format!("{numbers:?}").to_lowercase()
+}
+
+/// Shrinking as a campaign goes ([`crate::shard::Budget::shrink`]): a task's shard stored
+/// in more than `over` bytes is re-solved at once with `numbers`, as [`run`] would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsYouGo {
+    pub over: u64,
+    pub numbers: Numbers,
+}
+
+/// The stored size over which a campaign re-solves a new shard by default: 256 KiB. On
+/// 6x4 two shards of 242 are larger; on 5x6 and 6x5 those larger hold most of the bytes.
+pub const SHRINK_OVER: u64 = 256 * 1024;
+
+/// After a campaign wrote `task`'s shard (`done`, searched with `opts.numbers`): when it is
+/// stored in more than `go.over` bytes, re-solves it with `go.numbers` within
+/// [`NODE_FACTOR`] times its nodes and keeps the smaller shard. Returns the figures of the
+/// new shard when it replaced the old one. A split task's shard (a manifest) is left.
+pub(crate) fn after_solve(
+    plan: &Plan,
+    dir: &Path,
+    opts: &Options,
+    task: &Task,
+    done: &Done,
+    go: AsYouGo,
+) -> Result<Option<Done>, ShardError> {
+    if go.numbers == opts.numbers || subtask_shards(dir, &task.name) > 0 {
+        return Ok(None);
+    }
+    let path = plan.shard_path(dir, task);
+    let Some(stored) = on_disk(&path)
+        .and_then(|f| f.metadata().ok())
+        .map(|m| m.len())
+    else {
+        return Ok(None);
+    };
+    if stored <= go.over {
+        return Ok(None);
+    }
+    let target = Target {
+        task,
+        stored,
+        done: done.clone(),
+    };
+    let o = Options {
+        numbers: go.numbers,
+        max_nodes: Some(done.nodes.saturating_mul(NODE_FACTOR).max(1)),
+        ..opts.clone()
+    };
+    let outcome = resolve(plan, dir, &o, &target)?;
+    if !matches!(outcome.verdict, Verdict::Replaced { .. }) {
+        return Ok(None);
+    }
+    // Solved by this run, not resumed; its time is the new search's, as in times.tsv.
+    Ok(crate::shard::existing(&path, task).map(|d| Done {
+        resumed: false,
+        millis: outcome.millis,
+        ..d
+    }))
+}
+
+/// A finished task chosen to be re-solved, with its shard's stored size and figures.
+#[derive(Debug, Clone)]
+pub struct Target<'p> {
+    pub task: &'p Task,
+    /// Bytes of the shard file as stored (compressed or not).
+    pub stored: u64,
+    /// The shard as it is: winner, hash, and the nodes of the search that made it.
+    pub done: Done,
+}
+
+/// How one re-solve ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The new shard is stored smaller and replaced the old one.
+    Replaced { old: u64, new: u64 },
+    /// The new shard is not smaller: the old one stays.
+    Kept { old: u64, new: u64 },
+    /// The search ran past its budget: the old shard stays.
+    OverBudget { budget: u64 },
+}
+
+/// One task re-solved.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub name: String,
+    pub verdict: Verdict,
+    /// Nodes of the new search (its budget when it ran past it).
+    pub nodes: u64,
+    pub millis: u64,
+}
+
+/// The rule each finished task's shard was made with, by `decisions.tsv`: the rule of the
+/// run whose budget line came last before the task's `task done` line (runs that did not
+/// record a rule used the default, weak), or the rule of a re-solve that replaced it.
+pub fn made_with(dir: &Path) -> std::collections::HashMap<String, String> {
+    let mut rule = rule_name(Numbers::Weak);
+    let mut made = std::collections::HashMap::new();
+    for [task, decision, budget, outcome] in decisions::read(dir) {
+        if task == "run" && decision == "budget" {
+            rule = match outcome.rsplit_once("; df-pn numbers ") {
+                Some((_, r)) => r.trim().to_string(),
+                None => rule_name(Numbers::Weak),
+            };
+        } else if decision == "task done" {
+            made.insert(task, rule.clone());
+        } else if decision == RESOLVED && outcome.starts_with("replaced") {
+            if let Some(r) = budget_rule(&budget) {
+                made.insert(task, r.to_string());
+            }
+        }
+    }
+    made
+}
+
+/// The rule of a [`RESOLVED`] line's budget field (`numbers capped, 300M nodes`).
+fn budget_rule(budget: &str) -> Option<&str> {
+    budget.strip_prefix("numbers ")?.split(',').next()
+}
+
+/// The tasks already re-solved with `rule` (whatever the outcome).
+fn tried_with(dir: &Path, rule: &str) -> std::collections::HashSet<String> {
+    decisions::read(dir)
+        .into_iter()
+        .filter(|[_, decision, budget, _]| {
+            decision == RESOLVED && budget_rule(budget) == Some(rule)
+        })
+        .map(|[task, ..]| task)
+        .collect()
+}
+
+/// The tasks to re-solve with `numbers`: with `only`, those tasks (each must have a
+/// finished whole shard); else the `largest` finished tasks by stored bytes whose shard was
+/// not made with this rule and that no earlier run re-solved with it. Split tasks (a
+/// manifest of subtask shards) are left as they are. Largest first.
+pub fn targets<'p>(
+    plan: &'p Plan,
+    dir: &Path,
+    numbers: Numbers,
+    largest: usize,
+    only: &[String],
+) -> Result<Vec<Target<'p>>, ShardError> {
+    plan.check_only(only)?;
+    let rule = rule_name(numbers);
+    let made = made_with(dir);
+    let tried = tried_with(dir, &rule);
+    let mut out = Vec::new();
+    for task in plan.unique() {
+        let chosen = !only.is_empty() && plan.selects(only, task);
+        if !only.is_empty() && !chosen {
+            continue;
+        }
+        let path = plan.shard_path(dir, task);
+        let finished = on_disk(&path).and_then(|f| Some((f.metadata().ok()?.len(), f)));
+        let Some((stored, _)) = finished else {
+            if chosen {
+                return Err(ShardError::Task {
+                    task: task.name.clone(),
+                    reason: "no finished shard to re-solve".into(),
+                });
+            }
+            continue;
+        };
+        if subtask_shards(dir, &task.name) > 0 {
+            if chosen {
+                return Err(ShardError::Task {
+                    task: task.name.clone(),
+                    reason: "its shard is a manifest of subtask shards, which is not re-solved"
+                        .into(),
+                });
+            }
+            continue;
+        }
+        if !chosen && (made.get(&task.name) == Some(&rule) || tried.contains(&task.name)) {
+            continue;
+        }
+        let Some(done) = crate::shard::existing(&path, task) else {
+            return Err(ShardError::Task {
+                task: task.name.clone(),
+                reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
+            });
+        };
+        out.push(Target { task, stored, done });
+    }
+    out.sort_by_key(|t| (std::cmp::Reverse(t.stored), t.task.index));
+    if only.is_empty() {
+        out.truncate(largest);
+    }
+    Ok(out)
+}
+
+/// The node budget of re-solving `target`: `opts.max_nodes`, else [`NODE_FACTOR`] times
+/// the nodes of the search that made its shard.
+pub fn budget_of(target: &Target, opts: &Options) -> u64 {
+    opts.max_nodes
+        .unwrap_or(target.done.nodes.saturating_mul(NODE_FACTOR))
+        .max(1)
+}
+
+/// Re-solves `targets` of `plan` in `dir` with `opts` (its `numbers` is the rule), on
+/// `threads` threads each with its share of `opts.hash_mib`, telling `each` as each ends.
+/// A shard is replaced only by a smaller one for the same winner; a solver failure other
+/// than the budget ends the run with that error (shards replaced so far stay).
+pub fn run(
+    plan: &Plan,
+    dir: &Path,
+    opts: &Options,
+    targets: &[Target],
+    threads: usize,
+    each: &(dyn Fn(&Outcome) + Sync),
+) -> Result<Vec<Outcome>, ShardError> {
+    let threads = threads.max(1).min(targets.len().max(1));
+    let next = AtomicUsize::new(0);
+    let outcomes = Mutex::new(Vec::new());
+    let failed: Mutex<Option<ShardError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                // Each task from empty tables: the same task gives the same bytes.
+                amazons_solver::tt::keep_entries(false);
+                loop {
+                    if failed.lock().map(|f| f.is_some()).unwrap_or(true) {
+                        break;
+                    }
+                    let Some(target) = targets.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                        break;
+                    };
+                    let task_opts = Options {
+                        max_nodes: Some(budget_of(target, opts)),
+                        hash_mib: (opts.hash_mib / threads).max(1),
+                        progress: false,
+                        ..opts.clone()
+                    };
+                    match resolve(plan, dir, &task_opts, target) {
+                        Ok(o) => {
+                            each(&o);
+                            if let Ok(mut v) = outcomes.lock() {
+                                v.push(o);
+                            }
+                        }
+                        Err(e) => {
+                            if let Ok(mut f) = failed.lock() {
+                                f.get_or_insert(e);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    Ok(outcomes.into_inner().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// Re-solves one target and keeps the smaller shard, recording the outcome.
+fn resolve(
+    plan: &Plan,
+    dir: &Path,
+    opts: &Options,
+    target: &Target,
+) -> Result<Outcome, ShardError> {
+    use crate::shard::{Attempt, Solved};
+    let name = &target.task.name;
+    let budget = opts.max_nodes.unwrap_or_default();
+    let budget_field = format!(
+        "numbers {}, {}",
+        rule_name(opts.numbers),
+        decisions::nodes(budget)
+    );
+    let t = Instant::now();
+    let outcome = |verdict: Verdict, nodes: u64| Outcome {
+        name: name.clone(),
+        verdict,
+        nodes,
+        millis: t.elapsed().as_millis() as u64,
+    };
+    let solved: Solved = match crate::shard::solve_bytes(
+        dir,
+        &target.task.position,
+        name,
+        &plan.root,
+        opts,
+        false,
+    ) {
+        Ok(s) => s,
+        Err(Attempt::Budget) => {
+            // A search stopped because its run is over was not a try: not recorded.
+            if !amazons_solver::dfpn::aborted() {
+                decisions::record(
+                    dir,
+                    name,
+                    RESOLVED,
+                    &budget_field,
+                    "over the budget: the old shard is kept",
+                );
+            }
+            return Ok(outcome(Verdict::OverBudget { budget }, budget));
+        }
+        Err(Attempt::Failed(e)) => return Err(e),
+    };
+    if solved.done.winner != target.done.winner {
+        // Both shards checked, for opposite winners: the checker would be unsound.
+        return Err(ShardError::Task {
+            task: name.clone(),
+            reason: format!(
+                "the new shard proves a {} win and the old one a {} win; both checked, so the checker is wrong",
+                solved.done.winner, target.done.winner
+            ),
+        });
+    }
+    let path = plan.shard_path(dir, target.task);
+    let stored = crate::shard::stored_size(&path, &solved.bytes)?;
+    let nodes = solved.done.nodes;
+    let figures = format!("{nodes} nodes, {:.1} s", t.elapsed().as_secs_f64());
+    if stored >= target.stored {
+        decisions::record(
+            dir,
+            name,
+            RESOLVED,
+            &budget_field,
+            &format!(
+                "kept the old shard: the new one is {stored} bytes stored against {} ({figures})",
+                target.stored
+            ),
+        );
+        return Ok(outcome(
+            Verdict::Kept {
+                old: target.stored,
+                new: stored,
+            },
+            nodes,
+        ));
+    }
+    crate::shard::write_cert(&path, &solved.bytes)?;
+    solved.record(dir, name);
+    crate::shard::record_time(
+        dir,
+        name,
+        &Done {
+            millis: t.elapsed().as_millis() as u64,
+            ..solved.done.clone()
+        },
+    );
+    decisions::record(
+        dir,
+        name,
+        RESOLVED,
+        &budget_field,
+        &format!(
+            "replaced: {stored} bytes stored against {} ({figures})",
+            target.stored
+        ),
+    );
+    Ok(outcome(
+        Verdict::Replaced {
+            old: target.stored,
+            new: stored,
+        },
+        nodes,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shard::{Budget, TIMES_FILE};
+    use amazons_format::{Move, Position};
+
+    fn tempdir(tag: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("amazons-shrink-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("temp dir");
+        d
+    }
+
+    /// 5x5 after d1-d3xb3: three replies whose weak shards `sum` numbers make smaller
+    /// (and one that stays the same size), solved with weak numbers into `dir`.
+    fn campaign(dir: &Path) -> Plan {
+        let root = Position::start("5x5").expect("5x5");
+        let first = Move::parse(root.board, "d1-d3xb3").expect("move");
+        let plan = Plan::new(&root, Some(first)).expect("plan");
+        let opts = Options {
+            hash_mib: 64,
+            max_nodes: Some(2_000_000),
+            ..Options::default()
+        };
+        let budget = Budget {
+            only: ["37", "113", "84", "90"].map(String::from).to_vec(),
+            ..Budget::threads(2)
+        };
+        let run = crate::shard::run(&plan, dir, &opts, budget, &|_| {});
+        assert!(matches!(run, Err(ShardError::Skipped { .. })), "{run:?}");
+        plan
+    }
+
+    fn body_hash(plan: &Plan, dir: &Path, task: &Task) -> [u8; 32] {
+        let file = on_disk(&plan.shard_path(dir, task)).expect("shard on disk");
+        let bytes = amazons_format::stored::read(&file).expect("read");
+        amazons_format::hash_body(amazons_format::file::verified_body(&bytes).expect("body"))
+    }
+
+    #[test]
+    fn the_rule_of_each_shard_is_read_from_the_decisions() {
+        let dir = tempdir("made");
+        let lines = [
+            "t\trun\tbudget\t1 thread(s)\tladder 1M nodes",
+            "t\t001-a\ttask done\t-\tWhite wins",
+            "t\trun\tbudget\t2 thread(s)\tladder 1M nodes; df-pn numbers capped",
+            "t\t002-b\ttask done\t-\tWhite wins",
+            "t\t001-a\tre-solved for size\tnumbers sum, 3M nodes\treplaced: 10 bytes stored against 20",
+            "t\t002-b\tre-solved for size\tnumbers sum, 3M nodes\tkept the old shard: 30 against 20",
+            "t\trun\tbudget\t2 thread(s)\tladder 1M nodes",
+            "t\t003-c\ttask done\t-\tWhite wins",
+        ];
+        std::fs::write(dir.join(decisions::DECISIONS_FILE), lines.join("\n") + "\n")
+            .expect("write");
+        let made = made_with(&dir);
+        assert_eq!(made.get("001-a").map(String::as_str), Some("sum"));
+        assert_eq!(made.get("002-b").map(String::as_str), Some("capped"));
+        assert_eq!(made.get("003-c").map(String::as_str), Some("weak"));
+        let tried = tried_with(&dir, "sum");
+        assert!(tried.contains("001-a") && tried.contains("002-b") && !tried.contains("003-c"));
+        assert!(tried_with(&dir, "capped").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_largest_shards_are_re_solved_and_only_smaller_ones_replace_them() {
+        let dir = tempdir("replace");
+        let plan = campaign(&dir);
+        let targets = targets(&plan, &dir, Numbers::Sum, 3, &[]).expect("targets");
+        assert_eq!(targets.len(), 3);
+        assert!(targets.windows(2).all(|w| w[0].stored >= w[1].stored));
+        let before: Vec<(String, u64, [u8; 32])> = targets
+            .iter()
+            .map(|t| (t.task.name.clone(), t.stored, t.done.hash))
+            .collect();
+        let opts = Options {
+            hash_mib: 64,
+            numbers: Numbers::Sum,
+            ..Options::default()
+        };
+        let seen = Mutex::new(0);
+        let outcomes = run(&plan, &dir, &opts, &targets, 2, &|_| {
+            *seen.lock().expect("lock") += 1;
+        })
+        .expect("shrink");
+        assert_eq!(outcomes.len(), 3);
+        assert_eq!(*seen.lock().expect("lock"), 3);
+        let times = std::fs::read_to_string(dir.join(TIMES_FILE)).expect("times");
+        let mut replaced = 0;
+        for (name, stored, hash) in before {
+            let o = outcomes.iter().find(|o| o.name == name).expect("outcome");
+            let task = plan.unique().find(|t| t.name == name).expect("task");
+            let now = on_disk(&plan.shard_path(&dir, task)).expect("shard");
+            let size = now.metadata().expect("size").len();
+            // The shard on disk still proves the task.
+            assert!(crate::shard::existing(&plan.shard_path(&dir, task), task).is_some());
+            match o.verdict {
+                Verdict::Replaced { old, new } => {
+                    replaced += 1;
+                    assert_eq!((old, new), (stored, size));
+                    assert!(new < old);
+                    assert_ne!(body_hash(&plan, &dir, task), hash);
+                    // The last line of times.tsv for the task is the new search.
+                    let last = times.lines().rfind(|l| l.starts_with(&name));
+                    assert_eq!(
+                        last.and_then(|l| l.split('\t').nth(2)),
+                        Some(o.nodes.to_string().as_str())
+                    );
+                }
+                Verdict::Kept { old, new } => {
+                    assert!(new >= old);
+                    assert_eq!(size, stored);
+                    assert_eq!(body_hash(&plan, &dir, task), hash);
+                }
+                Verdict::OverBudget { .. } => panic!("{name}: over 3 times its nodes"),
+            }
+        }
+        // On 5x5, sum numbers make two of these three shards smaller.
+        assert!(replaced >= 2, "{outcomes:?}");
+        // Every attempt is recorded: a rerun with the same rule takes the next shard only,
+        // and another rule takes these again.
+        let again = super::targets(&plan, &dir, Numbers::Sum, 3, &[]).expect("targets");
+        assert_eq!(again.len(), 1);
+        assert!(outcomes.iter().all(|o| o.name != again[0].task.name));
+        let capped = super::targets(&plan, &dir, Numbers::Capped, 4, &[]).expect("targets");
+        assert_eq!(capped.len(), 4);
+        // `--only` names tasks even when they were tried.
+        let only = [outcomes[0].name.clone()];
+        assert_eq!(
+            super::targets(&plan, &dir, Numbers::Sum, 3, &only)
+                .expect("only")
+                .len(),
+            1
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn over_its_budget_a_task_keeps_its_shard_and_a_manifest_cites_the_shard_on_disk() {
+        let dir = tempdir("budget");
+        let plan = campaign(&dir);
+        let targets = targets(&plan, &dir, Numbers::Sum, 1, &[]).expect("targets");
+        let hash = targets[0].done.hash;
+        let task = targets[0].task;
+        let tight = Options {
+            hash_mib: 16,
+            max_nodes: Some(1),
+            numbers: Numbers::Sum,
+            ..Options::default()
+        };
+        let out = run(&plan, &dir, &tight, &targets, 1, &|_| {}).expect("shrink");
+        assert_eq!(out[0].verdict, Verdict::OverBudget { budget: 1 });
+        assert_eq!(body_hash(&plan, &dir, task), hash);
+        // Results read before a replacement are read again from disk.
+        let mut results: Vec<Option<Done>> = vec![None; plan.tasks.len()];
+        results[task.index] = Some(targets[0].done.clone());
+        let full = Options {
+            max_nodes: None,
+            ..tight
+        };
+        let out = run(&plan, &dir, &full, &targets, 1, &|_| {}).expect("shrink");
+        assert!(
+            matches!(out[0].verdict, Verdict::Replaced { .. }),
+            "{out:?}"
+        );
+        let fresh = crate::shard::refresh(&plan, &dir, results).expect("refresh");
+        let now = fresh[task.index].as_ref().expect("done").hash;
+        assert_ne!(now, hash);
+        assert_eq!(now, body_hash(&plan, &dir, task));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_task_named_without_a_finished_shard_is_an_error() {
+        let dir = tempdir("only");
+        let plan = campaign(&dir);
+        let err = targets(&plan, &dir, Numbers::Sum, 3, &["1".to_string()]);
+        assert!(matches!(err, Err(ShardError::Task { .. })), "{err:?}");
+        let err = targets(&plan, &dir, Numbers::Sum, 3, &["nonsense".to_string()]);
+        assert!(matches!(err, Err(ShardError::NoSuchTask(_))), "{err:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
