@@ -211,18 +211,26 @@ pub fn targets<'p>(
         if !chosen && (made.get(&task.name) == Some(&rule) || tried.contains(&task.name)) {
             continue;
         }
-        let Some(done) = crate::shard::existing(&path, task) else {
-            return Err(ShardError::Task {
-                task: task.name.clone(),
-                reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
-            });
-        };
-        out.push(Target { task, stored, done });
+        out.push((task, stored));
     }
-    out.sort_by_key(|t| (std::cmp::Reverse(t.stored), t.task.index));
+    out.sort_by_key(|&(t, stored)| (std::cmp::Reverse(stored), t.index));
     if only.is_empty() {
         out.truncate(largest);
     }
+    // Only the chosen shards are read and checked (a directory without `verified.tsv`
+    // would otherwise check every shard before the first search).
+    let out = out
+        .into_iter()
+        .map(|(task, stored)| {
+            let done = crate::shard::existing(&plan.shard_path(dir, task), task).ok_or_else(|| {
+                ShardError::Task {
+                    task: task.name.clone(),
+                    reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
+                }
+            })?;
+            Ok(Target { task, stored, done })
+        })
+        .collect::<Result<Vec<_>, ShardError>>()?;
     Ok(out)
 }
 

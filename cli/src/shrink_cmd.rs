@@ -86,6 +86,13 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
         ..flags.options(hash, a.max_nodes, None)?
     };
     let rule = shrink::rule_name(opts.numbers);
+    if !a.quiet {
+        // Checking the chosen shards can take a while (seconds per MB): say so at once.
+        eprintln!(
+            "choosing the shards of {} to re-solve with {rule} numbers, and checking each",
+            dir.display()
+        );
+    }
     let targets = shrink::targets(&plan, dir, opts.numbers, a.largest, &a.only)?;
     if targets.is_empty() {
         println!(
