@@ -274,7 +274,7 @@ mod tests;
 pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;
 pub(crate) use manifest::refresh;
-pub use manifest::{assemble, collect, rewrite_md};
+pub use manifest::{assemble, collect, manifest_stale, rewrite_md};
 use pool::*;
 pub use progress::{Done, Progress, Running};
 use progress::{LONG_TASK, REPORT_EVERY};

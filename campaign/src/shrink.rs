@@ -580,6 +580,28 @@ mod tests {
     }
 
     #[test]
+    fn a_manifest_is_stale_once_a_shard_it_cites_is_replaced() {
+        let dir = tempdir("stale");
+        let root = Position::start("5x4").expect("5x4");
+        let first = Move::parse(root.board, "b1-b2xd2").expect("move");
+        let plan = Plan::new(&root, Some(first)).expect("plan");
+        let opts = Options {
+            hash_mib: 16,
+            ..Options::default()
+        };
+        crate::shard::run(&plan, &dir, &opts, Budget::threads(1), &|_| {}).expect("solve");
+        assert!(!crate::shard::manifest_stale(&plan, &dir));
+        let mut tasks = plan.unique();
+        let (a, b) = (tasks.next().expect("task"), tasks.next().expect("task"));
+        let (pa, pb) = (plan.shard_path(&dir, a), plan.shard_path(&dir, b));
+        std::fs::copy(on_disk(&pb).expect("b"), on_disk(&pa).expect("a")).expect("copy");
+        assert!(crate::shard::manifest_stale(&plan, &dir));
+        std::fs::remove_file(on_disk(&pa).expect("a")).expect("remove");
+        assert!(crate::shard::manifest_stale(&plan, &dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn a_task_named_without_a_finished_shard_is_an_error() {
         let dir = tempdir("only");
         let plan = campaign(&dir);

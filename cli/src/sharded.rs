@@ -390,20 +390,28 @@ pub(crate) fn tasks(split: SplitRoot, hash: usize, pending: bool) -> Result<Exit
 /// `amazons manifest`: assembles and checks the manifest of a sharded result.
 pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
     let plan = split.plan()?;
-    write_manifest(&plan, &split.shards)?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    write_manifest(&plan, &split.shards, threads, false)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Assembles the manifest of `plan` from the shards in `dir`, writes it, checks it with
-/// every shard, and prints its path, root hash and claim.
+/// every shard on `threads` threads (with `progress`, a line on stderr every 10 s), and
+/// prints its path, root hash and claim.
 pub(crate) fn write_manifest(
     plan: &amazons_campaign::shard::Plan,
     dir: &std::path::Path,
+    threads: usize,
+    progress: bool,
 ) -> Result<()> {
     let done = amazons_campaign::shard::collect(plan, dir)?;
     let manifest = amazons_campaign::shard::assemble(plan, dir, &done)?;
     let dir_shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
-    let report = amazons_checker::check_with(&manifest, &dir_shards)
+    let mut print = amazons_checker::cli::progress_printer("checking the manifest".into());
+    let mut silent = |_: amazons_checker::Progress| {};
+    let report_to: &mut dyn FnMut(amazons_checker::Progress) =
+        if progress { &mut print } else { &mut silent };
+    let report = amazons_checker::check_parallel(&manifest, &dir_shards, threads, report_to)
         .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
     let bytes = amazons_format::encode(&manifest)?;
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);

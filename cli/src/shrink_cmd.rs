@@ -99,6 +99,12 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
             "shrink: nothing to re-solve in {} (every finished shard was made with {rule} numbers or re-solved with them already)",
             dir.display()
         );
+        if amazons_format::stored::on_disk(&dir.join("manifest.cert")).is_some()
+            && amazons_campaign::shard::manifest_stale(&plan, dir)
+        {
+            crate::sharded::write_manifest(&plan, dir, threads, !a.quiet)
+                .with_context(|| format!("rewriting the manifest of {}", dir.display()))?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let before: u64 = targets.iter().map(|t| t.stored).sum();
@@ -175,10 +181,11 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
         outcomes.len(),
         start.elapsed().as_secs_f64()
     );
+    // The manifest cites shards by hash: written again for the new ones (or those of an
+    // earlier run stopped before it got here), and checked.
     let manifest = amazons_format::stored::on_disk(&dir.join("manifest.cert"));
-    if replaced > 0 && manifest.is_some() {
-        // The manifest cites shards by hash: written again for the new ones, and checked.
-        crate::sharded::write_manifest(&plan, dir)
+    if manifest.is_some() && (replaced > 0 || amazons_campaign::shard::manifest_stale(&plan, dir)) {
+        crate::sharded::write_manifest(&plan, dir, threads, !a.quiet)
             .with_context(|| format!("rewriting the manifest of {}", dir.display()))?;
     }
     Ok(ExitCode::SUCCESS)

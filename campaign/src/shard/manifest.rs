@@ -35,6 +35,42 @@ pub(crate) fn refresh(
     Ok(results)
 }
 
+/// Whether `DIR/manifest.cert` no longer cites the shards on disk (one was replaced since
+/// it was written, e.g. by `amazons shrink` stopped before it wrote the manifest again),
+/// or cannot be read. Compares body hashes only; nothing is checked.
+pub fn manifest_stale(plan: &Plan, dir: &Path) -> bool {
+    let hash_of = |path: &Path| -> Option<[u8; 32]> {
+        let bytes = amazons_format::stored::read(&on_disk(path)?).ok()?;
+        Some(amazons_format::hash_body(
+            amazons_format::file::verified_body(&bytes).ok()?,
+        ))
+    };
+    let cited: Option<Vec<[u8; 32]>> = (|| {
+        let bytes = amazons_format::stored::read(&on_disk(&dir.join("manifest.cert"))?).ok()?;
+        let manifest = amazons_format::decode(&bytes).ok()?;
+        let mut v: Vec<[u8; 32]> = (manifest.steps.iter())
+            .filter_map(|s| match s {
+                Step::Shard { hash } => Some(*hash),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable();
+        Some(v)
+    })();
+    let on_disk_now: Option<Vec<[u8; 32]>> = plan
+        .unique()
+        .map(|t| hash_of(&plan.shard_path(dir, t)))
+        .collect::<Option<Vec<_>>>()
+        .map(|mut v| {
+            v.sort_unstable();
+            v
+        });
+    match (cited, on_disk_now) {
+        (Some(c), Some(d)) => c != d,
+        _ => true,
+    }
+}
+
 /// Every task's result, each solved task's read by `read` from its shard path; mirrored
 /// tasks copy the task they mirror.
 fn gather(
