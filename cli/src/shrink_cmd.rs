@@ -95,10 +95,12 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
     }
     let targets = shrink::targets(&plan, dir, opts.numbers, a.largest, &a.only)?;
     if targets.is_empty() {
-        println!(
-            "shrink: nothing to re-solve in {} (every finished shard was made with {rule} numbers or re-solved with them already)",
-            dir.display()
-        );
+        let why = if a.only.is_empty() && a.largest == 0 {
+            "--largest 0 chooses none".to_string()
+        } else {
+            format!("every finished whole shard was made with {rule} numbers or re-solved with them already")
+        };
+        println!("shrink: nothing to re-solve in {} ({why})", dir.display());
         if amazons_format::stored::on_disk(&dir.join("manifest.cert")).is_some()
             && amazons_campaign::shard::manifest_stale(&plan, dir)
         {
