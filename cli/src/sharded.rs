@@ -308,12 +308,7 @@ pub(crate) fn solve_sharded(
     let solve_time = t.elapsed();
     let t = Instant::now();
     // Every shard again, in full, by the checker alone, on the run's threads.
-    let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
-    let mut print = amazons_checker::cli::progress_printer("checking the manifest".into());
-    let mut silent = |_: amazons_checker::Progress| {};
-    let progress: &mut dyn FnMut(amazons_checker::Progress) =
-        if quiet { &mut silent } else { &mut print };
-    let report = amazons_checker::check_parallel(&manifest, &shards, threads, progress)
+    let report = check_manifest(&manifest, dir, threads, !quiet)
         .map_err(|e| anyhow::anyhow!("the checker rejected the manifest (a solver bug): {e}"))?;
     let check_time = t.elapsed();
     let bytes = amazons_format::encode(&manifest)?;
@@ -395,6 +390,22 @@ pub(crate) fn manifest(split: SplitRoot) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Checks `manifest` with every shard in `dir/shards` on `threads` threads, with
+/// `progress` a `checking the manifest` line on stderr every 10 s.
+fn check_manifest(
+    manifest: &amazons_format::Certificate,
+    dir: &std::path::Path,
+    threads: usize,
+    progress: bool,
+) -> Result<amazons_checker::Report, amazons_checker::CheckError> {
+    let shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
+    let mut print = amazons_checker::cli::progress_printer("checking the manifest".into());
+    let mut silent = |_: amazons_checker::Progress| {};
+    let report_to: &mut dyn FnMut(amazons_checker::Progress) =
+        if progress { &mut print } else { &mut silent };
+    amazons_checker::check_parallel(manifest, &shards, threads, report_to)
+}
+
 /// Assembles the manifest of `plan` from the shards in `dir`, writes it, checks it with
 /// every shard on `threads` threads (with `progress`, a line on stderr every 10 s), and
 /// prints its path, root hash and claim.
@@ -406,12 +417,7 @@ pub(crate) fn write_manifest(
 ) -> Result<()> {
     let done = amazons_campaign::shard::collect(plan, dir)?;
     let manifest = amazons_campaign::shard::assemble(plan, dir, &done)?;
-    let dir_shards = amazons_checker::cli::DirShards::scan(&dir.join("shards"));
-    let mut print = amazons_checker::cli::progress_printer("checking the manifest".into());
-    let mut silent = |_: amazons_checker::Progress| {};
-    let report_to: &mut dyn FnMut(amazons_checker::Progress) =
-        if progress { &mut print } else { &mut silent };
-    let report = amazons_checker::check_parallel(&manifest, &dir_shards, threads, report_to)
+    let report = check_manifest(&manifest, dir, threads, progress)
         .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
     let bytes = amazons_format::encode(&manifest)?;
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);

@@ -528,7 +528,7 @@ fn shrink_replaces_large_shards_by_smaller_ones_and_rewrites_the_manifest() {
     let dir = tmp.path("5x5");
     let flags = "--first-move d1-d3xb3 --hash 64 --max-nodes 2000000 -q";
     let first = ok(&sharded("5x5", &dir, flags));
-    let out = ok(&[
+    let shrink = [
         "shrink",
         s(&dir),
         "--largest",
@@ -537,7 +537,8 @@ fn shrink_replaces_large_shards_by_smaller_ones_and_rewrites_the_manifest() {
         "sum",
         "--hash",
         "64",
-    ]);
+    ];
+    let out = ok(&shrink);
     // One line per shard, then the summary, then the manifest written again and checked.
     let replaced = out.stdout.matches(": replaced, ").count();
     assert!(replaced >= 2, "{out:?}");
@@ -562,16 +563,7 @@ fn shrink_replaces_large_shards_by_smaller_ones_and_rewrites_the_manifest() {
     ok(&["check", s(&dir.join("manifest.cert"))]);
     assert_eq!(root_hash(&ok(&sharded("5x5", &dir, flags))), shrunk);
     // A rerun takes the next three shards, not the ones tried.
-    let again = ok(&[
-        "shrink",
-        s(&dir),
-        "--largest",
-        "3",
-        "--numbers",
-        "sum",
-        "--hash",
-        "64",
-    ]);
+    let again = ok(&shrink);
     for line in out.stdout.lines().filter(|l| l.contains(" [")) {
         let name = line.split(':').next().expect("name");
         assert!(!again.stdout.contains(&format!("{name}:")), "{again:?}");
