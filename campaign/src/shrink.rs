@@ -81,7 +81,7 @@ pub(crate) fn after_solve(
     };
     let o = Options {
         numbers: go.numbers,
-        max_nodes: Some(done.nodes.saturating_mul(NODE_FACTOR).max(1)),
+        max_nodes: Some(default_budget(done)),
         ..opts.clone()
     };
     let outcome = resolve(plan, dir, &o, &target)?;
@@ -131,19 +131,24 @@ pub struct Outcome {
 /// run whose budget line came last before the task's `task done` line (runs that did not
 /// record a rule used the default, weak), or the rule of a re-solve that replaced it.
 pub fn made_with(dir: &Path) -> std::collections::HashMap<String, String> {
+    made_in(&decisions::read(dir))
+}
+
+/// [`made_with`] from the lines of `decisions.tsv` already read.
+fn made_in(lines: &[[String; 4]]) -> std::collections::HashMap<String, String> {
     let mut rule = rule_name(Numbers::Weak);
     let mut made = std::collections::HashMap::new();
-    for [task, decision, budget, outcome] in decisions::read(dir) {
+    for [task, decision, budget, outcome] in lines {
         if task == "run" && decision == "budget" {
             rule = match outcome.rsplit_once("; df-pn numbers ") {
                 Some((_, r)) => r.trim().to_string(),
                 None => rule_name(Numbers::Weak),
             };
         } else if decision == "task done" {
-            made.insert(task, rule.clone());
+            made.insert(task.clone(), rule.clone());
         } else if decision == RESOLVED && outcome.starts_with("replaced") {
-            if let Some(r) = budget_rule(&budget) {
-                made.insert(task, r.to_string());
+            if let Some(r) = budget_rule(budget) {
+                made.insert(task.clone(), r.to_string());
             }
         }
     }
@@ -156,13 +161,19 @@ fn budget_rule(budget: &str) -> Option<&str> {
 }
 
 /// The tasks already re-solved with `rule` (whatever the outcome).
+#[cfg(test)]
 fn tried_with(dir: &Path, rule: &str) -> std::collections::HashSet<String> {
-    decisions::read(dir)
-        .into_iter()
+    tried_in(&decisions::read(dir), rule)
+}
+
+/// [`tried_with`] from the lines of `decisions.tsv` already read.
+fn tried_in(lines: &[[String; 4]], rule: &str) -> std::collections::HashSet<String> {
+    lines
+        .iter()
         .filter(|[_, decision, budget, _]| {
             decision == RESOLVED && budget_rule(budget) == Some(rule)
         })
-        .map(|[task, ..]| task)
+        .map(|[task, ..]| task.clone())
         .collect()
 }
 
@@ -179,8 +190,8 @@ pub fn targets<'p>(
 ) -> Result<Vec<Target<'p>>, ShardError> {
     plan.check_only(only)?;
     let rule = rule_name(numbers);
-    let made = made_with(dir);
-    let tried = tried_with(dir, &rule);
+    let lines = decisions::read(dir);
+    let (made, tried) = (made_in(&lines), tried_in(&lines, &rule));
     let mut out = Vec::new();
     for task in plan.unique() {
         let chosen = !only.is_empty() && plan.selects(only, task);
@@ -238,8 +249,12 @@ pub fn targets<'p>(
 /// the nodes of the search that made its shard.
 pub fn budget_of(target: &Target, opts: &Options) -> u64 {
     opts.max_nodes
-        .unwrap_or(target.done.nodes.saturating_mul(NODE_FACTOR))
-        .max(1)
+        .map_or_else(|| default_budget(&target.done), |n| n.max(1))
+}
+
+/// [`NODE_FACTOR`] times the nodes of the search that made a shard (at least 1).
+fn default_budget(done: &Done) -> u64 {
+    done.nodes.saturating_mul(NODE_FACTOR).max(1)
 }
 
 /// Re-solves `targets` of `plan` in `dir` with `opts` (its `numbers` is the rule), on
