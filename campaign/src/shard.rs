@@ -104,9 +104,10 @@ pub struct Budget {
     /// within this many nodes (never split), then the ones over it as usual, so that one
     /// hard subtask does not hold up the easy ones (see `prove_in_order`). `None`: one pass.
     pub quick: Option<u64>,
-    /// Re-solve each task's new shard stored over a size with another number rule at once,
-    /// keeping the smaller ([`crate::shrink::after_solve`]). `None`: keep every shard as
-    /// the run's own rule made it.
+    /// Re-solve each new whole shard (a task's, or a split task's subtask's) stored over a
+    /// size with another number rule at once, keeping the smaller
+    /// ([`crate::shrink::after_solve`], [`crate::shrink::after_subtask`]). `None`: keep
+    /// every shard as the run's own rule made it.
     pub shrink: Option<crate::shrink::AsYouGo>,
 }
 
@@ -372,7 +373,7 @@ fn kept_compressed(dir: &Path) -> bool {
     holds(dir) || holds(&dir.join("shards"))
 }
 
-fn existing_at(path: &Path, position: &Position) -> Option<Done> {
+pub(crate) fn existing_at(path: &Path, position: &Position) -> Option<Done> {
     match crate::safety::examine(path, position) {
         crate::safety::Found::Good(done) => Some(done),
         _ => None,
@@ -693,6 +694,7 @@ pub fn run(
                         .trying(budget.tries)
                         .extracted(budget.as_extracted)
                         .quick(budget.quick)
+                        .shrinking(budget.shrink)
                         .climbing(budget.ladder.as_ref(), opts.hash_mib);
                     let quit = || {
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)

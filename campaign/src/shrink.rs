@@ -15,6 +15,7 @@
 
 use crate::decisions;
 use crate::shard::{on_disk, subtask_shards, Done, Plan, ShardError, Task};
+use amazons_format::Position;
 use amazons_solver::dfpn::{Numbers, Options};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,6 +29,17 @@ pub const RESOLVED: &str = "re-solved for size";
 /// search that made its shard: capped numbers took between 0.6 and 2.5 times weak's
 /// nodes on six 6x5 replies, so a task that needs more is not worth its time.
 pub const NODE_FACTOR: u64 = 3;
+
+/// As a campaign goes ([`AsYouGo`]), a new shard is re-solved within this many times its
+/// nodes. Of the 43 re-solves with sum numbers on 6x5 and 5x6 within [`NODE_FACTOR`]
+/// times (BENCHMARKS.md, "Shrinking shards"), those that took at most the old nodes saved
+/// 72% of the bytes, and a budget of 1 times would have cost 42% of the nodes; the rest
+/// are left to `amazons shrink`, which a try over this budget does not hold off
+/// ([`AS_IT_GOES`]).
+pub const AS_YOU_GO_FACTOR: u64 = 1;
+
+/// The end of the budget field of a re-solve made as a campaign goes.
+pub const AS_IT_GOES: &str = ", as it goes";
 
 /// How many shards a run re-solves by default: the largest ones.
 pub const DEFAULT_LARGEST: usize = 10;
@@ -51,8 +63,9 @@ pub const SHRINK_OVER: u64 = 256 * 1024;
 
 /// After a campaign wrote `task`'s shard (`done`, searched with `opts.numbers`): when it is
 /// stored in more than `go.over` bytes, re-solves it with `go.numbers` within
-/// [`NODE_FACTOR`] times its nodes and keeps the smaller shard. Returns the figures of the
-/// new shard when it replaced the old one. A split task's shard (a manifest) is left.
+/// [`AS_YOU_GO_FACTOR`] times its nodes and keeps the smaller shard. Returns the figures of the
+/// new shard when it replaced the old one. A split task's shard (a manifest) is left: its
+/// subtask shards were shrunk one by one as they were written ([`after_subtask`]).
 pub(crate) fn after_solve(
     plan: &Plan,
     dir: &Path,
@@ -61,11 +74,64 @@ pub(crate) fn after_solve(
     done: &Done,
     go: AsYouGo,
 ) -> Result<Option<Done>, ShardError> {
-    if go.numbers == opts.numbers || subtask_shards(dir, &task.name) > 0 {
+    if subtask_shards(dir, &task.name) > 0 {
         return Ok(None);
     }
-    let path = plan.shard_path(dir, task);
-    let Some(stored) = on_disk(&path)
+    let at = Whole {
+        name: &task.name,
+        position: &task.position,
+        path: plan.shard_path(dir, task),
+        task: true,
+        as_it_goes: true,
+    };
+    after_written(dir, &plan.root, opts, &at, done, go)
+}
+
+/// The same for a split task's subtask `name` at `position`, whose whole shard is `path`:
+/// a split's subtasks are searched to the top rung, so theirs are the campaign's largest
+/// shards. The figures go to `decisions.tsv` and `spent.tsv` only (`times.tsv` holds tasks).
+pub(crate) fn after_subtask(
+    dir: &Path,
+    root: &Position,
+    opts: &Options,
+    (name, position, path): (&str, &Position, std::path::PathBuf),
+    done: &Done,
+    go: AsYouGo,
+) -> Result<Option<Done>, ShardError> {
+    let at = Whole {
+        name,
+        position,
+        path,
+        task: false,
+        as_it_goes: true,
+    };
+    after_written(dir, root, opts, &at, done, go)
+}
+
+/// A whole shard on disk, of a campaign task or of a split task's subtask.
+struct Whole<'a> {
+    name: &'a str,
+    position: &'a Position,
+    path: std::path::PathBuf,
+    /// A campaign task (its figures go to `times.tsv`), not a subtask.
+    task: bool,
+    /// Re-solved as a campaign goes, within [`AS_YOU_GO_FACTOR`] times its nodes.
+    as_it_goes: bool,
+}
+
+/// [`after_solve`] and [`after_subtask`]: the shard `at`, just written from `done`.
+fn after_written(
+    dir: &Path,
+    root: &Position,
+    opts: &Options,
+    at: &Whole,
+    done: &Done,
+    go: AsYouGo,
+) -> Result<Option<Done>, ShardError> {
+    if go.numbers == opts.numbers {
+        return Ok(None);
+    }
+    let Some(stored) = on_disk(&at.path)
         .and_then(|f| f.metadata().ok())
         .map(|m| m.len())
     else {
@@ -74,32 +140,37 @@ pub(crate) fn after_solve(
     if stored <= go.over {
         return Ok(None);
     }
-    let target = Target {
-        task,
-        stored,
-        done: done.clone(),
-    };
     let o = Options {
         numbers: go.numbers,
-        max_nodes: Some(default_budget(done)),
+        max_nodes: Some(done.nodes.saturating_mul(AS_YOU_GO_FACTOR).max(1)),
         ..opts.clone()
     };
-    let outcome = resolve(plan, dir, &o, &target)?;
+    let outcome = resolve(dir, root, &o, at, stored, done)?;
     if !matches!(outcome.verdict, Verdict::Replaced { .. }) {
         return Ok(None);
     }
     // Solved by this run, not resumed; its time is the new search's, as in times.tsv.
-    Ok(crate::shard::existing(&path, task).map(|d| Done {
-        resumed: false,
-        millis: outcome.millis,
-        ..d
-    }))
+    Ok(
+        crate::shard::existing_at(&at.path, at.position).map(|d| Done {
+            resumed: false,
+            millis: outcome.millis,
+            ..d
+        }),
+    )
 }
 
-/// A finished task chosen to be re-solved, with its shard's stored size and figures.
+/// A finished whole shard chosen to be re-solved: a task's, or a subtask's of a split task
+/// still open (no shard cites it yet), with its stored size and figures.
 #[derive(Debug, Clone)]
-pub struct Target<'p> {
-    pub task: &'p Task,
+pub struct Target {
+    /// The shard's name: the task's (`012-e5-c5xc4`) or the subtask's (`012-e5-c5xc4.031-b1-c2xd4`).
+    pub name: String,
+    /// The position it proves.
+    pub position: Position,
+    /// Its file (`DIR/shards/NAME.cert`, or `.cert.zst` beside it).
+    pub path: std::path::PathBuf,
+    /// A campaign task (its figures go to `times.tsv`), not a subtask.
+    pub task: bool,
     /// Bytes of the shard file as stored (compressed or not).
     pub stored: u64,
     /// The shard as it is: winner, hash, and the nodes of the search that made it.
@@ -144,7 +215,10 @@ fn made_in(lines: &[[String; 4]]) -> std::collections::HashMap<String, String> {
                 Some((_, r)) => r.trim().to_string(),
                 None => rule_name(Numbers::Weak),
             };
-        } else if decision == "task done" {
+        } else if decision == "task done"
+            || (decision == crate::decisions::SOLVE_WHOLE && outcome.contains(" wins ("))
+        {
+            // A task's shard, or a subtask's (which has no `task done` line).
             made.insert(task.clone(), rule.clone());
         } else if decision == RESOLVED && outcome.starts_with("replaced") {
             if let Some(r) = budget_rule(budget) {
@@ -160,7 +234,8 @@ fn budget_rule(budget: &str) -> Option<&str> {
     budget.strip_prefix("numbers ")?.split(',').next()
 }
 
-/// The tasks already re-solved with `rule` (whatever the outcome).
+/// The tasks already re-solved with `rule`, whatever the outcome, except a search over
+/// the smaller budget of a re-solve made as the campaign went ([`AS_IT_GOES`]).
 #[cfg(test)]
 fn tried_with(dir: &Path, rule: &str) -> std::collections::HashSet<String> {
     tried_in(&decisions::read(dir), rule)
@@ -170,42 +245,62 @@ fn tried_with(dir: &Path, rule: &str) -> std::collections::HashSet<String> {
 fn tried_in(lines: &[[String; 4]], rule: &str) -> std::collections::HashSet<String> {
     lines
         .iter()
-        .filter(|[_, decision, budget, _]| {
-            decision == RESOLVED && budget_rule(budget) == Some(rule)
+        .filter(|[_, decision, budget, outcome]| {
+            decision == RESOLVED
+                && budget_rule(budget) == Some(rule)
+                && !(budget.ends_with(AS_IT_GOES) && outcome.starts_with("over the budget"))
         })
         .map(|[task, ..]| task.clone())
         .collect()
 }
 
-/// The tasks to re-solve with `numbers`: with `only`, those tasks (each must have a
-/// finished whole shard); else the `largest` finished tasks by stored bytes whose shard was
-/// not made with this rule and that no earlier run re-solved with it. Split tasks (a
-/// manifest of subtask shards) are left as they are. Largest first.
-pub fn targets<'p>(
-    plan: &'p Plan,
+/// The shards to re-solve with `numbers`: with `only`, those tasks' (each must have a
+/// finished whole shard, or be an open split task with subtask shards, which are taken);
+/// else the `largest` by stored bytes among the finished whole task shards and the subtask
+/// shards of open split tasks whose shard was not made with this rule and that no earlier
+/// run re-solved with it. The subtask shards of a finished split are left as they are:
+/// its manifest cites them. Largest first.
+pub fn targets(
+    plan: &Plan,
     dir: &Path,
     numbers: Numbers,
     largest: usize,
     only: &[String],
-) -> Result<Vec<Target<'p>>, ShardError> {
+) -> Result<Vec<Target>, ShardError> {
     plan.check_only(only)?;
     let rule = rule_name(numbers);
     let lines = decisions::read(dir);
     let (made, tried) = (made_in(&lines), tried_in(&lines, &rule));
-    let mut out = Vec::new();
+    let files = crate::shard::shard_names(dir);
+    let stored_at = |path: &Path| {
+        on_disk(path)
+            .and_then(|f| f.metadata().ok())
+            .map(|m| m.len())
+    };
+    // (name, task index, path, a task's own shard, chosen by --only)
+    let mut out: Vec<(String, usize, std::path::PathBuf, bool, u64)> = Vec::new();
     for task in plan.unique() {
         let chosen = !only.is_empty() && plan.selects(only, task);
         if !only.is_empty() && !chosen {
             continue;
         }
         let path = plan.shard_path(dir, task);
-        let finished = on_disk(&path).and_then(|f| Some((f.metadata().ok()?.len(), f)));
-        let Some((stored, _)) = finished else {
-            if chosen {
+        let subtasks = open_subtasks(&files, &task.name);
+        let Some(stored) = stored_at(&path) else {
+            if subtasks.is_empty() && chosen {
                 return Err(ShardError::Task {
                     task: task.name.clone(),
                     reason: "no finished shard to re-solve".into(),
                 });
+            }
+            for sub in subtasks {
+                let path = dir.join("shards").join(format!("{sub}.cert"));
+                if let Some(stored) = stored_at(&path) {
+                    let fresh = made.get(&sub) != Some(&rule) && !tried.contains(&sub);
+                    if chosen || fresh {
+                        out.push((sub, task.index, path, false, stored));
+                    }
+                }
             }
             continue;
         };
@@ -222,27 +317,78 @@ pub fn targets<'p>(
         if !chosen && (made.get(&task.name) == Some(&rule) || tried.contains(&task.name)) {
             continue;
         }
-        out.push((task, stored));
+        out.push((task.name.clone(), task.index, path, true, stored));
     }
-    out.sort_by_key(|&(t, stored)| (std::cmp::Reverse(stored), t.index));
+    out.sort_by(|a, b| b.4.cmp(&a.4).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0)));
     if only.is_empty() {
         out.truncate(largest);
     }
     // Only the chosen shards are read and checked (a directory without `verified.tsv`
     // would otherwise check every shard before the first search).
-    let out = out
-        .into_iter()
-        .map(|(task, stored)| {
-            let done = crate::shard::existing(&plan.shard_path(dir, task), task).ok_or_else(|| {
-                ShardError::Task {
-                    task: task.name.clone(),
-                    reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
-                }
-            })?;
-            Ok(Target { task, stored, done })
+    let positions: std::collections::HashMap<&str, &Position> = plan
+        .unique()
+        .map(|t| (t.name.as_str(), &t.position))
+        .collect();
+    out.into_iter()
+        .map(|(name, _, path, task, stored)| {
+            let damaged = || ShardError::Task {
+                task: name.clone(),
+                reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
+            };
+            // A subtask's position is its shard's own claim; the split that cites it once
+            // it is finished checks that claim against the move it stands for.
+            let position = match positions.get(name.as_str()) {
+                Some(p) if task => (*p).clone(),
+                _ => claimed_position(&path).ok_or_else(damaged)?,
+            };
+            let done = crate::shard::existing_at(&path, &position).ok_or_else(damaged)?;
+            Ok(Target {
+                name,
+                position,
+                path,
+                task,
+                stored,
+                done,
+            })
         })
-        .collect::<Result<Vec<_>, ShardError>>()?;
-    Ok(out)
+        .collect()
+}
+
+/// The whole subtask shards under the open split task `name`, by the file names of
+/// `DIR/shards` (`files`): `NAME.SUB` whose every split above it has no shard of its own
+/// yet, and that is not itself split (no `NAME.SUB.*` files).
+fn open_subtasks(files: &[String], name: &str) -> Vec<String> {
+    let stems: std::collections::BTreeSet<&str> = files
+        .iter()
+        .filter_map(|f| {
+            f.strip_suffix(".cert.zst")
+                .or_else(|| f.strip_suffix(".cert"))
+        })
+        .collect();
+    let prefix = format!("{name}.");
+    stems
+        .iter()
+        .filter(|stem| stem.starts_with(&prefix))
+        .filter(|stem| {
+            let nested = format!("{stem}.");
+            !stems.iter().any(|s| s.starts_with(&nested))
+        })
+        .filter(|stem| {
+            // Every split between the task and this subtask is still open.
+            let parts: Vec<&str> = stem[prefix.len()..].split('.').collect();
+            (1..parts.len()).all(|k| {
+                let above = format!("{prefix}{}", parts[..k].join("."));
+                !stems.contains(above.as_str())
+            })
+        })
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The position a certificate file claims to prove, if it can be read.
+fn claimed_position(path: &Path) -> Option<Position> {
+    let bytes = amazons_format::stored::read(&on_disk(path)?).ok()?;
+    Some(amazons_format::decode(&bytes).ok()?.root.position)
 }
 
 /// The node budget of re-solving `target`: `opts.max_nodes`, else [`NODE_FACTOR`] times
@@ -291,7 +437,21 @@ pub fn run(
                         progress: false,
                         ..opts.clone()
                     };
-                    match resolve(plan, dir, &task_opts, target) {
+                    let at = Whole {
+                        name: &target.name,
+                        position: &target.position,
+                        path: target.path.clone(),
+                        task: target.task,
+                        as_it_goes: false,
+                    };
+                    match resolve(
+                        dir,
+                        &plan.root,
+                        &task_opts,
+                        &at,
+                        target.stored,
+                        &target.done,
+                    ) {
                         Ok(o) => {
                             each(&o);
                             if let Ok(mut v) = outcomes.lock() {
@@ -314,36 +474,34 @@ pub fn run(
     Ok(outcomes.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// Re-solves one target and keeps the smaller shard, recording the outcome.
+/// Re-solves the whole shard `at` (stored in `stored` bytes, made as `old` says) and keeps
+/// the smaller shard, recording the outcome.
 fn resolve(
-    plan: &Plan,
     dir: &Path,
+    root: &Position,
     opts: &Options,
-    target: &Target,
+    at: &Whole,
+    stored: u64,
+    old: &Done,
 ) -> Result<Outcome, ShardError> {
     use crate::shard::{Attempt, Solved};
-    let name = &target.task.name;
+    let name = at.name;
     let budget = opts.max_nodes.unwrap_or_default();
     let budget_field = format!(
-        "numbers {}, {}",
+        "numbers {}, {}{}",
         rule_name(opts.numbers),
-        decisions::nodes(budget)
+        decisions::nodes(budget),
+        if at.as_it_goes { AS_IT_GOES } else { "" }
     );
     let t = Instant::now();
     let outcome = |verdict: Verdict, nodes: u64| Outcome {
-        name: name.clone(),
+        name: name.to_string(),
         verdict,
         nodes,
         millis: t.elapsed().as_millis() as u64,
     };
-    let solved: Solved = match crate::shard::solve_bytes(
-        dir,
-        &target.task.position,
-        name,
-        &plan.root,
-        opts,
-        false,
-    ) {
+    let solved: Solved = match crate::shard::solve_bytes(dir, at.position, name, root, opts, false)
+    {
         Ok(s) => s,
         Err(Attempt::Budget) => {
             // A search stopped because its run is over was not a try: not recorded.
@@ -360,21 +518,21 @@ fn resolve(
         }
         Err(Attempt::Failed(e)) => return Err(e),
     };
-    if solved.done.winner != target.done.winner {
+    if solved.done.winner != old.winner {
         // Both shards checked, for opposite winners: the checker would be unsound.
         return Err(ShardError::Task {
-            task: name.clone(),
+            task: name.to_string(),
             reason: format!(
                 "the new shard proves a {} win and the old one a {} win; both checked, so the checker is wrong",
-                solved.done.winner, target.done.winner
+                solved.done.winner, old.winner
             ),
         });
     }
-    let path = plan.shard_path(dir, target.task);
-    let stored = crate::shard::stored_size(&path, &solved.bytes)?;
+    let path = &at.path;
+    let (old_stored, stored) = (stored, crate::shard::stored_size(path, &solved.bytes)?);
     let nodes = solved.done.nodes;
     let figures = format!("{nodes} nodes, {:.1} s", t.elapsed().as_secs_f64());
-    if stored >= target.stored {
+    if stored >= old_stored {
         decisions::record(
             dir,
             name,
@@ -382,27 +540,29 @@ fn resolve(
             &budget_field,
             &format!(
                 "kept the old shard: the new one is {stored} bytes stored against {} ({figures})",
-                target.stored
+                old_stored
             ),
         );
         return Ok(outcome(
             Verdict::Kept {
-                old: target.stored,
+                old: old_stored,
                 new: stored,
             },
             nodes,
         ));
     }
-    crate::shard::write_cert(&path, &solved.bytes)?;
+    crate::shard::write_cert(path, &solved.bytes)?;
     solved.record(dir, name);
-    crate::shard::record_time(
-        dir,
-        name,
-        &Done {
-            millis: t.elapsed().as_millis() as u64,
-            ..solved.done.clone()
-        },
-    );
+    if at.task {
+        crate::shard::record_time(
+            dir,
+            name,
+            &Done {
+                millis: t.elapsed().as_millis() as u64,
+                ..solved.done.clone()
+            },
+        );
+    }
     decisions::record(
         dir,
         name,
@@ -410,12 +570,12 @@ fn resolve(
         &budget_field,
         &format!(
             "replaced: {stored} bytes stored against {} ({figures})",
-            target.stored
+            old_stored
         ),
     );
     Ok(outcome(
         Verdict::Replaced {
-            old: target.stored,
+            old: old_stored,
             new: stored,
         },
         nodes,
@@ -473,6 +633,9 @@ mod tests {
             "t\t002-b\tre-solved for size\tnumbers sum, 3M nodes\tkept the old shard: 30 against 20",
             "t\trun\tbudget\t2 thread(s)\tladder 1M nodes",
             "t\t003-c\ttask done\t-\tWhite wins",
+            "t\t003-c\tre-solved for size\tnumbers sum, 1M nodes, as it goes\tover the budget: the old shard is kept",
+            "t\t004-d\ttask done\t-\tWhite wins",
+            "t\t004-d\tre-solved for size\tnumbers sum, 1M nodes, as it goes\tkept the old shard: 30 against 20",
         ];
         std::fs::write(dir.join(decisions::DECISIONS_FILE), lines.join("\n") + "\n")
             .expect("write");
@@ -481,7 +644,11 @@ mod tests {
         assert_eq!(made.get("002-b").map(String::as_str), Some("capped"));
         assert_eq!(made.get("003-c").map(String::as_str), Some("weak"));
         let tried = tried_with(&dir, "sum");
-        assert!(tried.contains("001-a") && tried.contains("002-b") && !tried.contains("003-c"));
+        assert!(tried.contains("001-a") && tried.contains("002-b"));
+        // Over the smaller budget of a re-solve as the campaign went: `amazons shrink` may
+        // try again with its own; a finished try counts.
+        assert!(!tried.contains("003-c") && tried.contains("004-d"));
+        assert_eq!(made.get("003-c").map(String::as_str), Some("weak"));
         assert!(tried_with(&dir, "capped").is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -495,7 +662,7 @@ mod tests {
         assert!(targets.windows(2).all(|w| w[0].stored >= w[1].stored));
         let before: Vec<(String, u64, [u8; 32])> = targets
             .iter()
-            .map(|t| (t.task.name.clone(), t.stored, t.done.hash))
+            .map(|t| (t.name.clone(), t.stored, t.done.hash))
             .collect();
         let opts = Options {
             hash_mib: 64,
@@ -545,7 +712,7 @@ mod tests {
         // and another rule takes these again.
         let again = super::targets(&plan, &dir, Numbers::Sum, 3, &[]).expect("targets");
         assert_eq!(again.len(), 1);
-        assert!(outcomes.iter().all(|o| o.name != again[0].task.name));
+        assert!(outcomes.iter().all(|o| o.name != again[0].name));
         let capped = super::targets(&plan, &dir, Numbers::Capped, 4, &[]).expect("targets");
         assert_eq!(capped.len(), 4);
         // `--only` names tasks even when they were tried.
@@ -560,12 +727,100 @@ mod tests {
     }
 
     #[test]
+    fn only_the_whole_subtask_shards_of_open_splits_are_taken() {
+        let files: Vec<String> = [
+            "001-a.cert.zst",
+            "002-b.000-x.cert",
+            "002-b.001-y.cert.zst",
+            "002-b.001-y.005-z.cert",
+            "003-c.cert",
+            "003-c.000-x.cert",
+            "004-d.000-x.004-w.cert",
+            "004-d.000-x.005-v.cert.zst",
+            "004-d.000-x.tmp",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert!(open_subtasks(&files, "001-a").is_empty());
+        // 001-y is split and finished: its manifest cites 005-z.
+        assert_eq!(open_subtasks(&files, "002-b"), ["002-b.000-x"]);
+        // Under a finished task the subtask shards are cited (checked by `targets`, which
+        // looks only under tasks without a shard), but the function itself sees 000-x.
+        assert_eq!(open_subtasks(&files, "003-c"), ["003-c.000-x"]);
+        assert_eq!(
+            open_subtasks(&files, "004-d"),
+            ["004-d.000-x.004-w", "004-d.000-x.005-v"]
+        );
+    }
+
+    #[test]
+    fn a_subtask_shard_of_an_open_split_is_re_solved_where_it_is() {
+        let dir = tempdir("subtask");
+        let plan = campaign(&dir);
+        // Task 37's shard, moved to stand for a subtask of the task: the task is open.
+        let task = plan.unique().find(|t| t.index == 37).expect("task 37");
+        let from = on_disk(&plan.shard_path(&dir, task)).expect("shard");
+        let sub = format!("{}.000-a1-a2xa3", task.name);
+        let zst = if from.extension().is_some_and(|e| e == "zst") {
+            ".zst"
+        } else {
+            ""
+        };
+        let sub_path = dir.join("shards").join(format!("{sub}.cert"));
+        let to = dir.join("shards").join(format!("{sub}.cert{zst}"));
+        std::fs::rename(&from, &to).expect("move");
+        let targets = targets(&plan, &dir, Numbers::Sum, 10, &[]).expect("targets");
+        let t = targets
+            .iter()
+            .find(|t| t.name == sub)
+            .expect("the subtask is a target");
+        assert!(!t.task);
+        assert_eq!(t.position, task.position);
+        // `--only` with the open task takes its subtask shards.
+        let only = super::targets(
+            &plan,
+            &dir,
+            Numbers::Sum,
+            0,
+            std::slice::from_ref(&task.name),
+        )
+        .expect("only");
+        assert_eq!(
+            only.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            [sub.as_str()]
+        );
+        let opts = Options {
+            hash_mib: 64,
+            numbers: Numbers::Sum,
+            ..Options::default()
+        };
+        let times = |d: &Path| std::fs::read_to_string(d.join(TIMES_FILE)).unwrap_or_default();
+        let before = times(&dir);
+        let outcomes = run(&plan, &dir, &opts, &only, 1, &|_| {}).expect("shrink");
+        assert_eq!(outcomes.len(), 1);
+        assert!(!matches!(outcomes[0].verdict, Verdict::OverBudget { .. }));
+        // The shard on disk still proves the position; times.tsv holds tasks only.
+        assert!(crate::shard::existing_at(&sub_path, &task.position).is_some());
+        assert_eq!(t.path, sub_path);
+        assert_eq!(times(&dir), before);
+        let lines = decisions::read(&dir);
+        assert!(lines.iter().any(|l| l[0] == sub && l[1] == RESOLVED));
+        // Tried: a rerun takes it no more.
+        let again = super::targets(&plan, &dir, Numbers::Sum, 10, &[]).expect("targets");
+        assert!(again.iter().all(|t| t.name != sub));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn over_its_budget_a_task_keeps_its_shard_and_a_manifest_cites_the_shard_on_disk() {
         let dir = tempdir("budget");
         let plan = campaign(&dir);
         let targets = targets(&plan, &dir, Numbers::Sum, 1, &[]).expect("targets");
         let hash = targets[0].done.hash;
-        let task = targets[0].task;
+        let task = plan
+            .unique()
+            .find(|t| t.name == targets[0].name)
+            .expect("a task");
         let tight = Options {
             hash_mib: 16,
             max_nodes: Some(1),

@@ -110,10 +110,11 @@ pub(crate) struct Sharding {
     /// not tried again). 0: every move, until one wins or all are proved lost.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "shards")]
     pub(crate) tries: usize,
-    /// With --shards: re-solve each new task shard stored in more than KIB KiB at once with
-    /// --shrink-numbers, whole within 3 times the nodes it took, and keep the smaller (a
-    /// `re-solved for size` line in DIR/decisions.tsv; `amazons shrink` does the same for
-    /// shards already finished). 0: off. Default: 256 without --max-nodes, else 0.
+    /// With --shards: re-solve each new whole shard (of a task, or of a split task's
+    /// subtask) stored in more than KIB KiB at once with --shrink-numbers, within the nodes
+    /// it took, and keep the smaller (a `re-solved for size` line in DIR/decisions.tsv;
+    /// `amazons shrink` does the same for shards already finished, within 3 times
+    /// their nodes). 0: off. Default: 256 without --max-nodes, else 0.
     #[arg(long, value_name = "KIB", requires = "shards")]
     pub(crate) shrink_over: Option<u64>,
     /// With --shards: the df-pn number rule of the re-solves of --shrink-over (`sum` gave

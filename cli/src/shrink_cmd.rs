@@ -18,12 +18,14 @@ use std::time::{Duration, Instant};
 pub(crate) struct ShrinkArgs {
     /// The campaign directory (as given to `solve --shards`: it holds plan.txt and shards/).
     dir: PathBuf,
-    /// How many shards to re-solve: the largest stored ones whose shard was not made with
-    /// --numbers (by decisions.tsv) and that no earlier run re-solved with it.
+    /// How many shards to re-solve: the largest stored ones (finished task shards, and the
+    /// subtask shards of split tasks still open) whose shard was not made with --numbers
+    /// (by decisions.tsv) and that no earlier run re-solved with it.
     #[arg(long, value_name = "N", default_value_t = shrink::DEFAULT_LARGEST)]
     largest: usize,
     /// Re-solve these tasks instead (numbers, shard names or reply moves, comma separated,
-    /// as `amazons tasks` lists them), even if re-solved before.
+    /// as `amazons tasks` lists them), even if re-solved before; for a split task still
+    /// open, its subtask shards.
     #[arg(long, value_name = "TASKS", value_delimiter = ',')]
     only: Vec<String>,
     /// The df-pn number rule of the new searches (see `solve --numbers`): `sum` gives the
@@ -98,7 +100,7 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
         let why = if a.only.is_empty() && a.largest == 0 {
             "--largest 0 chooses none".to_string()
         } else {
-            format!("every finished whole shard was made with {rule} numbers or re-solved with them already")
+            format!("every finished whole shard that no split cites yet was made with {rule} numbers or re-solved with them already")
         };
         println!("shrink: nothing to re-solve in {} ({why})", dir.display());
         if amazons_format::stored::on_disk(&dir.join("manifest.cert")).is_some()

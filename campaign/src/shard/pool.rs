@@ -131,7 +131,7 @@ impl Pool {
         };
         let (position, name) = &list.items[i];
         let cx = &cx.capped(list.cap);
-        claim.outcome = Some(prove_position(cx, position, name, list.depth));
+        claim.outcome = Some(prove_subtask(cx, position, name, list.depth));
         self.helped.fetch_add(1, Ordering::Relaxed);
         true
     }

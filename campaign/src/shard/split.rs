@@ -261,6 +261,27 @@ pub(super) fn prove_position(
     finish_split(dir, position, name, root, found, t)
 }
 
+/// [`prove_position`] for a split task's subtask: a new whole shard stored over
+/// [`Budget::shrink`]'s size is then re-solved for size at once, as a task's is
+/// ([`crate::shrink::after_subtask`]); the smaller shard is the one the split cites.
+pub(super) fn prove_subtask(
+    cx: &Split,
+    position: &Position,
+    name: &str,
+    depth: usize,
+) -> Result<Done, Attempt> {
+    let done = prove_position(cx, position, name, depth)?;
+    let Some(go) = cx.shrink.filter(|_| !done.resumed) else {
+        return Ok(done);
+    };
+    if subtask_shards(cx.dir, name) > 0 || amazons_solver::dfpn::aborted() {
+        return Ok(done);
+    }
+    let at = (name, position, shard_file(cx.dir, name));
+    let smaller = crate::shrink::after_subtask(cx.dir, cx.root, cx.opts, at, &done, go)?;
+    Ok(smaller.unwrap_or(done))
+}
+
 /// Ranks the moves of task `name` again after the guess `refuted.last()` was refuted: the
 /// ranking that chose it misjudged the position, and with a shared table the new search
 /// sees the refutation's proved lines (5x6 tasks 008 and 049 lost guess after guess to
@@ -501,6 +522,8 @@ pub(super) struct Split<'a> {
     quick: Option<u64>,
     /// In a quick pass: the largest budget a task is solved whole with (no split).
     cap: Option<u64>,
+    /// [`Budget::shrink`], for the subtasks' shards ([`prove_subtask`]).
+    shrink: Option<crate::shrink::AsYouGo>,
 }
 
 impl<'a> Split<'a> {
@@ -522,7 +545,13 @@ impl<'a> Split<'a> {
             as_extracted: false,
             quick: None,
             cap: None,
+            shrink: None,
         }
+    }
+
+    /// The same, re-solving large new subtask shards for size ([`Budget::shrink`]).
+    pub(super) fn shrinking(self, shrink: Option<crate::shrink::AsYouGo>) -> Split<'a> {
+        Split { shrink, ..self }
     }
 
     /// The same, with a quick pass of every subtask list up to `nodes` ([`Budget::quick`]).
@@ -786,7 +815,7 @@ fn prove_list(
     cx.pool.publish(&list);
     while let Some(i) = list.claim() {
         let (position, name) = &list.items[i];
-        let outcome = prove_position(cx, position, name, depth);
+        let outcome = prove_subtask(cx, position, name, depth);
         list.put(i, outcome);
     }
     cx.pool.withdraw(&list);

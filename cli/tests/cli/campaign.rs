@@ -617,6 +617,7 @@ fn a_campaign_re_solves_its_large_shards_with_sum_numbers_as_it_goes() {
     assert!(big > 0);
     assert_eq!(tries.len(), big, "{tries:?}");
     assert!(tries.iter().all(|d| d[2].starts_with("numbers sum, ")));
+    assert!(tries.iter().all(|d| d[2].ends_with(", as it goes")));
     assert!(
         tries.iter().any(|d| d[3].starts_with("replaced: ")),
         "{tries:?}"
