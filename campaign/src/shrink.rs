@@ -266,6 +266,7 @@ pub fn targets(
     numbers: Numbers,
     largest: usize,
     only: &[String],
+    threads: usize,
 ) -> Result<Vec<Target>, ShardError> {
     plan.check_only(only)?;
     let rule = rule_name(numbers);
@@ -324,34 +325,63 @@ pub fn targets(
         out.truncate(largest);
     }
     // Only the chosen shards are read and checked (a directory without `verified.tsv`
-    // would otherwise check every shard before the first search).
+    // would otherwise check every shard before the first search), on `threads` threads.
     let positions: std::collections::HashMap<&str, &Position> = plan
         .unique()
         .map(|t| (t.name.as_str(), &t.position))
         .collect();
-    out.into_iter()
-        .map(|(name, _, path, task, stored)| {
-            let damaged = || ShardError::Task {
-                task: name.clone(),
-                reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
-            };
-            // A subtask's position is its shard's own claim; the split that cites it once
-            // it is finished checks that claim against the move it stands for.
-            let position = match positions.get(name.as_str()) {
-                Some(p) if task => (*p).clone(),
-                _ => claimed_position(&path).ok_or_else(damaged)?,
-            };
-            let done = crate::shard::existing_at(&path, &position).ok_or_else(damaged)?;
-            Ok(Target {
-                name,
-                position,
-                path,
-                task,
-                stored,
-                done,
-            })
+    let read = |(name, _, path, task, stored): &(String, usize, std::path::PathBuf, bool, u64)| {
+        let damaged = || {
+            ShardError::Task {
+            task: name.clone(),
+            reason: "its shard does not check: a solve of the campaign sets it aside and solves it again".into(),
+        }
+        };
+        // A subtask's position is its shard's own claim; the split that cites it once
+        // it is finished checks that claim against the move it stands for.
+        let position = match positions.get(name.as_str()) {
+            Some(p) if *task => (*p).clone(),
+            _ => claimed_position(path).ok_or_else(damaged)?,
+        };
+        let done = crate::shard::existing_at(path, &position).ok_or_else(damaged)?;
+        Ok(Target {
+            name: name.clone(),
+            position,
+            path: path.clone(),
+            task: *task,
+            stored: *stored,
+            done,
         })
-        .collect()
+    };
+    let next = AtomicUsize::new(0);
+    let mut read_back: Vec<(usize, Result<Target, ShardError>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.clamp(1, out.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(c) = out.get(i) else {
+                            break mine;
+                        };
+                        mine.push((i, read(c)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    read_back.sort_by_key(|(i, _)| *i);
+    if read_back.len() < out.len() {
+        return Err(ShardError::Task {
+            task: "shrink".into(),
+            reason: "a thread checking the chosen shards stopped".into(),
+        });
+    }
+    read_back.into_iter().map(|(_, t)| t).collect()
 }
 
 /// The whole subtask shards under the open split task `name`, by the file names of
@@ -657,7 +687,7 @@ mod tests {
     fn the_largest_shards_are_re_solved_and_only_smaller_ones_replace_them() {
         let dir = tempdir("replace");
         let plan = campaign(&dir);
-        let targets = targets(&plan, &dir, Numbers::Sum, 3, &[]).expect("targets");
+        let targets = targets(&plan, &dir, Numbers::Sum, 3, &[], 2).expect("targets");
         assert_eq!(targets.len(), 3);
         assert!(targets.windows(2).all(|w| w[0].stored >= w[1].stored));
         let before: Vec<(String, u64, [u8; 32])> = targets
@@ -710,15 +740,15 @@ mod tests {
         assert!(replaced >= 2, "{outcomes:?}");
         // Every attempt is recorded: a rerun with the same rule takes the next shard only,
         // and another rule takes these again.
-        let again = super::targets(&plan, &dir, Numbers::Sum, 3, &[]).expect("targets");
+        let again = super::targets(&plan, &dir, Numbers::Sum, 3, &[], 2).expect("targets");
         assert_eq!(again.len(), 1);
         assert!(outcomes.iter().all(|o| o.name != again[0].name));
-        let capped = super::targets(&plan, &dir, Numbers::Capped, 4, &[]).expect("targets");
+        let capped = super::targets(&plan, &dir, Numbers::Capped, 4, &[], 2).expect("targets");
         assert_eq!(capped.len(), 4);
         // `--only` names tasks even when they were tried.
         let only = [outcomes[0].name.clone()];
         assert_eq!(
-            super::targets(&plan, &dir, Numbers::Sum, 3, &only)
+            super::targets(&plan, &dir, Numbers::Sum, 3, &only, 2)
                 .expect("only")
                 .len(),
             1
@@ -769,7 +799,7 @@ mod tests {
         let sub_path = dir.join("shards").join(format!("{sub}.cert"));
         let to = dir.join("shards").join(format!("{sub}.cert{zst}"));
         std::fs::rename(&from, &to).expect("move");
-        let targets = targets(&plan, &dir, Numbers::Sum, 10, &[]).expect("targets");
+        let targets = targets(&plan, &dir, Numbers::Sum, 10, &[], 2).expect("targets");
         let t = targets
             .iter()
             .find(|t| t.name == sub)
@@ -783,6 +813,7 @@ mod tests {
             Numbers::Sum,
             0,
             std::slice::from_ref(&task.name),
+            2,
         )
         .expect("only");
         assert_eq!(
@@ -806,7 +837,7 @@ mod tests {
         let lines = decisions::read(&dir);
         assert!(lines.iter().any(|l| l[0] == sub && l[1] == RESOLVED));
         // Tried: a rerun takes it no more.
-        let again = super::targets(&plan, &dir, Numbers::Sum, 10, &[]).expect("targets");
+        let again = super::targets(&plan, &dir, Numbers::Sum, 10, &[], 2).expect("targets");
         assert!(again.iter().all(|t| t.name != sub));
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -815,7 +846,7 @@ mod tests {
     fn over_its_budget_a_task_keeps_its_shard_and_a_manifest_cites_the_shard_on_disk() {
         let dir = tempdir("budget");
         let plan = campaign(&dir);
-        let targets = targets(&plan, &dir, Numbers::Sum, 1, &[]).expect("targets");
+        let targets = targets(&plan, &dir, Numbers::Sum, 1, &[], 2).expect("targets");
         let hash = targets[0].done.hash;
         let task = plan
             .unique()
@@ -875,9 +906,9 @@ mod tests {
     fn a_task_named_without_a_finished_shard_is_an_error() {
         let dir = tempdir("only");
         let plan = campaign(&dir);
-        let err = targets(&plan, &dir, Numbers::Sum, 3, &["1".to_string()]);
+        let err = targets(&plan, &dir, Numbers::Sum, 3, &["1".to_string()], 2);
         assert!(matches!(err, Err(ShardError::Task { .. })), "{err:?}");
-        let err = targets(&plan, &dir, Numbers::Sum, 3, &["nonsense".to_string()]);
+        let err = targets(&plan, &dir, Numbers::Sum, 3, &["nonsense".to_string()], 2);
         assert!(matches!(err, Err(ShardError::NoSuchTask(_))), "{err:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }

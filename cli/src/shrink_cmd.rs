@@ -95,7 +95,7 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
-    let targets = shrink::targets(&plan, dir, opts.numbers, a.largest, &a.only)?;
+    let targets = shrink::targets(&plan, dir, opts.numbers, a.largest, &a.only, threads)?;
     if targets.is_empty() {
         let why = if a.only.is_empty() && a.largest == 0 {
             "--largest 0 chooses none".to_string()
