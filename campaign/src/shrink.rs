@@ -41,6 +41,46 @@ pub const AS_YOU_GO_FACTOR: u64 = 1;
 /// The end of the budget field of a re-solve made as a campaign goes.
 pub const AS_IT_GOES: &str = ", as it goes";
 
+/// As a campaign goes, the re-solves stop once this many in a row (by `decisions.tsv`)
+/// replaced no shard: on 6x4, the first twelve shards over 256 KiB all ran past their
+/// budget with sum numbers, each costing as much search again (BENCHMARKS.md, "Shrinking
+/// shards"), where on 6x5 about half of them replace their shard.
+pub const GIVE_UP_AFTER: usize = 5;
+
+/// ...and after this many shards passed over since the last try, one is tried again.
+pub const TRY_AGAIN_AFTER: usize = 10;
+
+/// The decision of a large new shard not re-solved as the campaign goes.
+pub const NOT_RESOLVED: &str = "not re-solved for size";
+
+/// Whether a new large shard is re-solved as the campaign goes, by the re-solves recorded
+/// in `decisions.tsv` (`lines`): yes unless the last [`GIVE_UP_AFTER`] tries as it went all
+/// failed to replace their shard and fewer than [`TRY_AGAIN_AFTER`] shards were passed
+/// over ([`NOT_RESOLVED`]) since. `Err` holds the reason not to, for `decisions.tsv`.
+fn worth_trying(lines: &[[String; 4]]) -> Result<(), String> {
+    let mut streak = 0; // tries as it went in a row that replaced nothing
+    let mut passed = 0; // shards passed over since the last try
+    for [_, decision, budget, outcome] in lines {
+        if decision == RESOLVED && budget.ends_with(AS_IT_GOES) {
+            streak = if outcome.starts_with("replaced") {
+                0
+            } else {
+                streak + 1
+            };
+            passed = 0;
+        } else if decision == NOT_RESOLVED {
+            passed += 1;
+        }
+    }
+    if streak < GIVE_UP_AFTER || passed >= TRY_AGAIN_AFTER {
+        Ok(())
+    } else {
+        Err(format!(
+            "the last {streak} re-solves as the campaign went replaced no shard; one is tried again after {TRY_AGAIN_AFTER} shards passed over ({passed} so far)"
+        ))
+    }
+}
+
 /// How many shards a run re-solves by default: the largest ones.
 pub const DEFAULT_LARGEST: usize = 10;
 
@@ -77,14 +117,12 @@ pub(crate) fn after_solve(
     if subtask_shards(dir, &task.name) > 0 {
         return Ok(None);
     }
-    let at = Whole {
-        name: &task.name,
-        position: &task.position,
-        path: plan.shard_path(dir, task),
-        task: true,
-        as_it_goes: true,
-    };
-    after_written(dir, &plan.root, opts, &at, done, go)
+    let at = (
+        task.name.as_str(),
+        &task.position,
+        plan.shard_path(dir, task),
+    );
+    after_written(dir, &plan.root, opts, at, true, done, go)
 }
 
 /// The same for a split task's subtask `name` at `position`, whose whole shard is `path`:
@@ -94,44 +132,28 @@ pub(crate) fn after_subtask(
     dir: &Path,
     root: &Position,
     opts: &Options,
-    (name, position, path): (&str, &Position, std::path::PathBuf),
+    at: (&str, &Position, std::path::PathBuf),
     done: &Done,
     go: AsYouGo,
 ) -> Result<Option<Done>, ShardError> {
-    let at = Whole {
-        name,
-        position,
-        path,
-        task: false,
-        as_it_goes: true,
-    };
-    after_written(dir, root, opts, &at, done, go)
+    after_written(dir, root, opts, at, false, done, go)
 }
 
-/// A whole shard on disk, of a campaign task or of a split task's subtask.
-struct Whole<'a> {
-    name: &'a str,
-    position: &'a Position,
-    path: std::path::PathBuf,
-    /// A campaign task (its figures go to `times.tsv`), not a subtask.
-    task: bool,
-    /// Re-solved as a campaign goes, within [`AS_YOU_GO_FACTOR`] times its nodes.
-    as_it_goes: bool,
-}
-
-/// [`after_solve`] and [`after_subtask`]: the shard `at`, just written from `done`.
+/// [`after_solve`] and [`after_subtask`]: the shard of `name` at `position` in `path` (a
+/// campaign task's when `task`), just written from `done`.
 fn after_written(
     dir: &Path,
     root: &Position,
     opts: &Options,
-    at: &Whole,
+    (name, position, path): (&str, &Position, std::path::PathBuf),
+    task: bool,
     done: &Done,
     go: AsYouGo,
 ) -> Result<Option<Done>, ShardError> {
     if go.numbers == opts.numbers {
         return Ok(None);
     }
-    let Some(stored) = on_disk(&at.path)
+    let Some(stored) = on_disk(&path)
         .and_then(|f| f.metadata().ok())
         .map(|m| m.len())
     else {
@@ -140,18 +162,30 @@ fn after_written(
     if stored <= go.over {
         return Ok(None);
     }
+    if let Err(why) = worth_trying(&decisions::read(dir)) {
+        decisions::record(dir, name, NOT_RESOLVED, "-", &why);
+        return Ok(None);
+    }
     let o = Options {
         numbers: go.numbers,
         max_nodes: Some(done.nodes.saturating_mul(AS_YOU_GO_FACTOR).max(1)),
         ..opts.clone()
     };
-    let outcome = resolve(dir, root, &o, at, stored, done)?;
+    let target = Target {
+        name: name.to_string(),
+        position: position.clone(),
+        path,
+        task,
+        stored,
+        done: done.clone(),
+    };
+    let outcome = resolve(dir, root, &o, &target, true)?;
     if !matches!(outcome.verdict, Verdict::Replaced { .. }) {
         return Ok(None);
     }
     // Solved by this run, not resumed; its time is the new search's, as in times.tsv.
     Ok(
-        crate::shard::existing_at(&at.path, at.position).map(|d| Done {
+        crate::shard::existing_at(&target.path, position).map(|d| Done {
             resumed: false,
             millis: outcome.millis,
             ..d
@@ -467,21 +501,7 @@ pub fn run(
                         progress: false,
                         ..opts.clone()
                     };
-                    let at = Whole {
-                        name: &target.name,
-                        position: &target.position,
-                        path: target.path.clone(),
-                        task: target.task,
-                        as_it_goes: false,
-                    };
-                    match resolve(
-                        dir,
-                        &plan.root,
-                        &task_opts,
-                        &at,
-                        target.stored,
-                        &target.done,
-                    ) {
+                    match resolve(dir, &plan.root, &task_opts, target, false) {
                         Ok(o) => {
                             each(&o);
                             if let Ok(mut v) = outcomes.lock() {
@@ -504,24 +524,23 @@ pub fn run(
     Ok(outcomes.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// Re-solves the whole shard `at` (stored in `stored` bytes, made as `old` says) and keeps
-/// the smaller shard, recording the outcome.
+/// Re-solves the whole shard `target` and keeps the smaller shard, recording the outcome
+/// (`as_it_goes`: as a campaign goes, [`AS_IT_GOES`]).
 fn resolve(
     dir: &Path,
     root: &Position,
     opts: &Options,
-    at: &Whole,
-    stored: u64,
-    old: &Done,
+    target: &Target,
+    as_it_goes: bool,
 ) -> Result<Outcome, ShardError> {
     use crate::shard::{Attempt, Solved};
-    let name = at.name;
+    let name = target.name.as_str();
     let budget = opts.max_nodes.unwrap_or_default();
     let budget_field = format!(
         "numbers {}, {}{}",
         rule_name(opts.numbers),
         decisions::nodes(budget),
-        if at.as_it_goes { AS_IT_GOES } else { "" }
+        if as_it_goes { AS_IT_GOES } else { "" }
     );
     let t = Instant::now();
     let outcome = |verdict: Verdict, nodes: u64| Outcome {
@@ -530,36 +549,39 @@ fn resolve(
         nodes,
         millis: t.elapsed().as_millis() as u64,
     };
-    let solved: Solved = match crate::shard::solve_bytes(dir, at.position, name, root, opts, false)
-    {
-        Ok(s) => s,
-        Err(Attempt::Budget) => {
-            // A search stopped because its run is over was not a try: not recorded.
-            if !amazons_solver::dfpn::aborted() {
-                decisions::record(
-                    dir,
-                    name,
-                    RESOLVED,
-                    &budget_field,
-                    "over the budget: the old shard is kept",
-                );
+    let solved: Solved =
+        match crate::shard::solve_bytes(dir, &target.position, name, root, opts, false) {
+            Ok(s) => s,
+            Err(Attempt::Budget) => {
+                // A search stopped because its run is over was not a try: not recorded.
+                if !amazons_solver::dfpn::aborted() {
+                    decisions::record(
+                        dir,
+                        name,
+                        RESOLVED,
+                        &budget_field,
+                        "over the budget: the old shard is kept",
+                    );
+                }
+                return Ok(outcome(Verdict::OverBudget { budget }, budget));
             }
-            return Ok(outcome(Verdict::OverBudget { budget }, budget));
-        }
-        Err(Attempt::Failed(e)) => return Err(e),
-    };
-    if solved.done.winner != old.winner {
+            Err(Attempt::Failed(e)) => return Err(e),
+        };
+    if solved.done.winner != target.done.winner {
         // Both shards checked, for opposite winners: the checker would be unsound.
         return Err(ShardError::Task {
             task: name.to_string(),
             reason: format!(
                 "the new shard proves a {} win and the old one a {} win; both checked, so the checker is wrong",
-                solved.done.winner, old.winner
+                solved.done.winner, target.done.winner
             ),
         });
     }
-    let path = &at.path;
-    let (old_stored, stored) = (stored, crate::shard::stored_size(path, &solved.bytes)?);
+    let path = &target.path;
+    let (old_stored, stored) = (
+        target.stored,
+        crate::shard::stored_size(path, &solved.bytes)?,
+    );
     let nodes = solved.done.nodes;
     let figures = format!("{nodes} nodes, {:.1} s", t.elapsed().as_secs_f64());
     if stored >= old_stored {
@@ -583,7 +605,7 @@ fn resolve(
     }
     crate::shard::write_cert(path, &solved.bytes)?;
     solved.record(dir, name);
-    if at.task {
+    if target.task {
         crate::shard::record_time(
             dir,
             name,
@@ -681,6 +703,42 @@ mod tests {
         assert_eq!(made.get("003-c").map(String::as_str), Some("weak"));
         assert!(tried_with(&dir, "capped").is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn re_solving_as_it_goes_stops_after_a_run_of_failures_and_tries_again_later() {
+        let line = |d: &str, b: &str, o: &str| ["t".to_string(), d.into(), b.into(), o.into()];
+        let tried = |o: &str| line(RESOLVED, "numbers sum, 1M nodes, as it goes", o);
+        let over = tried("over the budget: the old shard is kept");
+        let kept = tried("kept the old shard: the new one is 30 bytes stored against 20");
+        let replaced = tried("replaced: 10 bytes stored against 20");
+        let passed = line(NOT_RESOLVED, "-", "why");
+        let mut lines = vec![replaced.clone()];
+        assert!(worth_trying(&lines).is_ok());
+        lines.extend([over.clone(), kept.clone(), over.clone(), over.clone()]);
+        assert!(worth_trying(&lines).is_ok(), "four failures in a row");
+        // Tries by `amazons shrink` (no `as it goes`) do not count.
+        lines.push(line(
+            RESOLVED,
+            "numbers sum, 3M nodes",
+            "replaced: 1 bytes stored against 2",
+        ));
+        lines.push(over.clone());
+        let why = worth_trying(&lines).expect_err("five failures in a row");
+        assert!(why.contains("last 5 re-solves"), "{why}");
+        for _ in 1..TRY_AGAIN_AFTER {
+            lines.push(passed.clone());
+        }
+        assert!(worth_trying(&lines).is_err());
+        lines.push(passed.clone());
+        assert!(
+            worth_trying(&lines).is_ok(),
+            "one more is tried after ten passed over"
+        );
+        lines.push(over.clone());
+        assert!(worth_trying(&lines).is_err(), "failed again: off again");
+        lines.push(replaced);
+        assert!(worth_trying(&lines).is_ok(), "a replacement turns it on");
     }
 
     #[test]

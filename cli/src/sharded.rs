@@ -114,7 +114,8 @@ pub(crate) struct Sharding {
     /// subtask) stored in more than KIB KiB at once with --shrink-numbers, within the nodes
     /// it took, and keep the smaller (a `re-solved for size` line in DIR/decisions.tsv;
     /// `amazons shrink` does the same for shards already finished, within 3 times
-    /// their nodes). 0: off. Default: 256 without --max-nodes, else 0.
+    /// their nodes). After five such re-solves in a row replaced nothing, one shard in ten
+    /// is tried. 0: off. Default: 256 without --max-nodes, else 0.
     #[arg(long, value_name = "KIB", requires = "shards")]
     pub(crate) shrink_over: Option<u64>,
     /// With --shards: the df-pn number rule of the re-solves of --shrink-over (`sum` gave

@@ -903,7 +903,7 @@ fn a_written_shard_is_recorded_with_its_steps_and_where_its_time_went() {
 
 #[test]
 fn a_split_shrinks_its_new_subtask_shards_and_cites_the_ones_on_disk() {
-    use crate::shrink::{AsYouGo, RESOLVED};
+    use crate::shrink::{AsYouGo, NOT_RESOLVED, RESOLVED};
     use amazons_solver::dfpn::Numbers;
     // 5x5 after d1-d3xb3 and a Black reply: White wins; its winning move is the guess, and
     // Black's replies to it are the subtasks, solved whole with weak numbers.
@@ -942,11 +942,9 @@ fn a_split_shrinks_its_new_subtask_shards_and_cites_the_ones_on_disk() {
     assert!(subtasks > 1, "the guess's replies are subtasks");
     let lines = crate::decisions::read(&dir);
     let resolved: Vec<&[String; 4]> = lines.iter().filter(|l| l[1] == RESOLVED).collect();
-    assert_eq!(
-        resolved.len(),
-        subtasks,
-        "each new subtask shard re-solved once"
-    );
+    // Each new subtask shard re-solved once, or passed over after a run of failures.
+    let passed = lines.iter().filter(|l| l[1] == NOT_RESOLVED).count();
+    assert_eq!(resolved.len() + passed, subtasks);
     let mut replaced = 0;
     for [name, _, budget, outcome] in resolved {
         assert!(name.starts_with("t."), "{name}: a subtask");
@@ -970,6 +968,6 @@ fn a_split_shrinks_its_new_subtask_shards_and_cites_the_ones_on_disk() {
     let cx = Split::new(&dir, &root, &opts, &pool).shrinking(Some(go));
     prove_position(&cx, &p, "t", 1).expect("resumed");
     let after = crate::decisions::read(&dir);
-    assert_eq!(after.iter().filter(|l| l[1] == RESOLVED).count(), subtasks);
+    assert_eq!(after.len(), lines.len());
     let _ = std::fs::remove_dir_all(&dir);
 }

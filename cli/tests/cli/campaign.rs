@@ -615,7 +615,12 @@ fn a_campaign_re_solves_its_large_shards_with_sum_numbers_as_it_goes() {
         })
         .count();
     assert!(big > 0);
-    assert_eq!(tries.len(), big, "{tries:?}");
+    // Or passed over after five tries in a row replaced nothing.
+    let passed = decisions(&shrunk)
+        .into_iter()
+        .filter(|d| d[1] == "not re-solved for size")
+        .count();
+    assert_eq!(tries.len() + passed, big, "{tries:?}");
     assert!(tries.iter().all(|d| d[2].starts_with("numbers sum, ")));
     assert!(tries.iter().all(|d| d[2].ends_with(", as it goes")));
     assert!(
