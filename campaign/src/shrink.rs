@@ -42,9 +42,9 @@ pub const AS_YOU_GO_FACTOR: u64 = 1;
 pub const AS_IT_GOES: &str = ", as it goes";
 
 /// As a campaign goes, the re-solves stop once this many in a row (by `decisions.tsv`)
-/// replaced no shard: on 6x4, the first twelve shards over 256 KiB all ran past their
-/// budget with sum numbers, each costing as much search again (BENCHMARKS.md, "Shrinking
-/// shards"), where on 6x5 about half of them replace their shard.
+/// replaced no shard: on 6x4, the fifteen shards over 256 KiB among the first thirty
+/// tasks all ran past their budget with sum numbers, each costing as much search again
+/// (BENCHMARKS.md, "Shrinking shards"), where on 6x5 about half of them replace their shard.
 pub const GIVE_UP_AFTER: usize = 5;
 
 /// ...and after this many shards passed over since the last try, one is tried again.
