@@ -312,8 +312,8 @@ pub fn targets(
             .and_then(|f| f.metadata().ok())
             .map(|m| m.len())
     };
-    // (name, task index, path, a task's own shard, chosen by --only)
-    let mut out: Vec<(String, usize, std::path::PathBuf, bool, u64)> = Vec::new();
+    // (name, task index, path, the task's position for its own shard, stored bytes)
+    let mut out: Vec<(String, usize, std::path::PathBuf, Option<&Position>, u64)> = Vec::new();
     for task in plan.unique() {
         let chosen = !only.is_empty() && plan.selects(only, task);
         if !only.is_empty() && !chosen {
@@ -333,7 +333,7 @@ pub fn targets(
                 if let Some(stored) = stored_at(&path) {
                     let fresh = made.get(&sub) != Some(&rule) && !tried.contains(&sub);
                     if chosen || fresh {
-                        out.push((sub, task.index, path, false, stored));
+                        out.push((sub, task.index, path, None, stored));
                     }
                 }
             }
@@ -352,7 +352,13 @@ pub fn targets(
         if !chosen && (made.get(&task.name) == Some(&rule) || tried.contains(&task.name)) {
             continue;
         }
-        out.push((task.name.clone(), task.index, path, true, stored));
+        out.push((
+            task.name.clone(),
+            task.index,
+            path,
+            Some(&task.position),
+            stored,
+        ));
     }
     out.sort_by(|a, b| b.4.cmp(&a.4).then(a.1.cmp(&b.1)).then(a.0.cmp(&b.0)));
     if only.is_empty() {
@@ -360,11 +366,13 @@ pub fn targets(
     }
     // Only the chosen shards are read and checked (a directory without `verified.tsv`
     // would otherwise check every shard before the first search), on `threads` threads.
-    let positions: std::collections::HashMap<&str, &Position> = plan
-        .unique()
-        .map(|t| (t.name.as_str(), &t.position))
-        .collect();
-    let read = |(name, _, path, task, stored): &(String, usize, std::path::PathBuf, bool, u64)| {
+    let read = |(name, _, path, own, stored): &(
+        String,
+        usize,
+        std::path::PathBuf,
+        Option<&Position>,
+        u64,
+    )| {
         let damaged = || {
             ShardError::Task {
             task: name.clone(),
@@ -373,16 +381,16 @@ pub fn targets(
         };
         // A subtask's position is its shard's own claim; the split that cites it once
         // it is finished checks that claim against the move it stands for.
-        let position = match positions.get(name.as_str()) {
-            Some(p) if *task => (*p).clone(),
-            _ => claimed_position(path).ok_or_else(damaged)?,
+        let position = match own {
+            Some(p) => (*p).clone(),
+            None => claimed_position(path).ok_or_else(damaged)?,
         };
         let done = crate::shard::existing_at(path, &position).ok_or_else(damaged)?;
         Ok(Target {
             name: name.clone(),
             position,
             path: path.clone(),
-            task: *task,
+            task: own.is_some(),
             stored: *stored,
             done,
         })
