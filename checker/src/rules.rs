@@ -440,7 +440,7 @@ impl OnePlayer {
 pub struct GameSearch {
     board: Board,
     rays: Rays,
-    memo: HashMap<State, bool, amazons_format::fasthash::Fast>,
+    memo: Memo,
     /// States searched (memo misses) since the last [`GameSearch::mover_wins_within`].
     nodes: u64,
     /// Past this many nodes a search gives up ([`GameSearch::mover_wins_within`] only; the
@@ -450,14 +450,14 @@ pub struct GameSearch {
 
 impl GameSearch {
     /// States remembered before the memo is cleared (bounds the checker's memory).
-    pub const MEMO_CAP: usize = 1 << 16;
+    pub const MEMO_CAP: usize = 1 << 15;
 
     /// An empty memo for positions on `board`.
     pub fn new(board: Board) -> GameSearch {
         GameSearch {
             board,
             rays: Rays::new(board),
-            memo: HashMap::default(),
+            memo: Memo::new(board),
             nodes: 0,
             budget: u64::MAX,
         }
@@ -488,7 +488,7 @@ impl GameSearch {
         }
         if pos.board != self.board {
             (self.board, self.rays) = (pos.board, Rays::new(pos.board));
-            self.memo.clear();
+            self.memo = Memo::new(pos.board);
         }
         if self.memo.len() > Self::MEMO_CAP {
             self.memo.clear();
@@ -528,7 +528,7 @@ impl GameSearch {
             black_or_empty: black | empty,
             spare_and_side: u64::from(spare as u32) << 1 | u64::from(white_moves),
         };
-        if let Some(&known) = self.memo.get(&key) {
+        if let Some(known) = self.memo.get(&key) {
             return known;
         }
         self.nodes += 1;
@@ -568,24 +568,93 @@ impl GameSearch {
 
 /// A state of the two-player search as its memo's key: `white | empty` and `black | empty`
 /// (the three sets are disjoint, so the pair determines them), the spare count and the side
-/// to move (bit 0 set: White).
+/// to move (bit 0 set: White). The masks are `u128`, or `u64` on boards of at most 64
+/// squares, whose squares all lie in the low word.
 #[derive(PartialEq, Eq)]
-struct State {
-    white_or_empty: u128,
-    black_or_empty: u128,
+struct State<W> {
+    white_or_empty: W,
+    black_or_empty: W,
     spare_and_side: u64,
 }
 
-impl std::hash::Hash for State {
+/// A mask word of [`State`], folded to 64 bits for hashing.
+trait Fold: Copy {
+    fn fold(self) -> u64;
+}
+
+impl Fold for u64 {
+    fn fold(self) -> u64 {
+        self
+    }
+}
+
+impl Fold for u128 {
+    fn fold(self) -> u64 {
+        (self as u64) ^ ((self >> 64) as u64).rotate_left(16)
+    }
+}
+
+impl<W: Fold> std::hash::Hash for State<W> {
     /// One word for the hasher: the state's words folded by rotate and xor. Equal states
     /// hash equally; the memo compares whole states, so the folding only spreads buckets.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let (a, b) = (self.white_or_empty, self.black_or_empty);
-        let word = (a as u64)
-            ^ ((a >> 64) as u64).rotate_left(16)
-            ^ (b as u64).rotate_left(32)
-            ^ ((b >> 64) as u64).rotate_left(48)
+        let word = self.white_or_empty.fold()
+            ^ self.black_or_empty.fold().rotate_left(32)
             ^ self.spare_and_side.rotate_left(8);
         h.write_u64(word);
+    }
+}
+
+/// The two-player memo. On a board of at most 64 squares its keys hold 64-bit masks: an
+/// entry takes half the memory, so more of the memo stays in the processor's cache.
+enum Memo {
+    Narrow(HashMap<State<u64>, bool, amazons_format::fasthash::Fast>),
+    Wide(HashMap<State<u128>, bool, amazons_format::fasthash::Fast>),
+}
+
+impl Memo {
+    fn new(board: Board) -> Memo {
+        if board.len() <= 64 {
+            Memo::Narrow(HashMap::default())
+        } else {
+            Memo::Wide(HashMap::default())
+        }
+    }
+
+    /// `key` with 64-bit masks: exact in a narrow memo, whose board has no square past 63.
+    fn narrow(key: &State<u128>) -> State<u64> {
+        State {
+            white_or_empty: key.white_or_empty as u64,
+            black_or_empty: key.black_or_empty as u64,
+            spare_and_side: key.spare_and_side,
+        }
+    }
+
+    fn get(&self, key: &State<u128>) -> Option<bool> {
+        match self {
+            Memo::Narrow(memo) => memo.get(&Memo::narrow(key)).copied(),
+            Memo::Wide(memo) => memo.get(key).copied(),
+        }
+    }
+
+    fn insert(&mut self, key: State<u128>, win: bool) {
+        match self {
+            Memo::Narrow(memo) => memo.insert(Memo::narrow(&key), win),
+            Memo::Wide(memo) => memo.insert(key, win),
+        };
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Memo::Narrow(memo) => memo.len(),
+            Memo::Wide(memo) => memo.len(),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Memo::Narrow(memo) => memo.clear(),
+            Memo::Wide(memo) => memo.clear(),
+        }
     }
 }

@@ -231,3 +231,119 @@ fn a_search_within_a_budget_gives_up_past_it_and_forgets_what_it_left() {
     assert_eq!(game.mover_wins_within(pos, 0, least), Some(truth));
     assert_eq!(game.mover_wins_within(pos, 0, least - 1), None);
 }
+
+#[test]
+fn search_agrees_with_plain_minimax_on_positions_walled_into_rooms() {
+    // Deterministic pseudo-random positions on 7x3 and 3x7 boards cut by a wall of arrows
+    // into two rooms, at most 7 empty squares: many have a room that holds queens of one
+    // side only, where the side's moves there are a count that the other side cannot
+    // touch (the sum of SPEC 5.5, inside one search).
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+    let (mut counts, mut one_sided) = ((0, 0), 0);
+    for round in 0..300 {
+        // The grid, then which squares are the wall, and which lie before and after it.
+        type Side = fn(usize) -> bool;
+        let (grid, wall, before, after): (&str, Side, Side, Side) = if round % 2 == 0 {
+            (
+                "...#...|...#...|...#...",
+                |sq| sq % 7 == 3,
+                |sq| sq % 7 < 3,
+                |sq| sq % 7 > 3,
+            )
+        } else {
+            (
+                "...|...|...|###|...|...|...",
+                |sq| sq / 3 == 3,
+                |sq| sq / 3 < 3,
+                |sq| sq / 3 > 3,
+            )
+        };
+        let to_move = if next(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut position = Position::parse_grid(grid, to_move).expect("test board");
+        for sq in (0..21).filter(|&sq| !wall(sq)) {
+            position.cells[sq] = match next(10) {
+                0..=2 => Cell::Empty,
+                3 => Cell::White,
+                4 => Cell::Black,
+                _ => Cell::Arrow,
+            };
+        }
+        let count = |cell: Cell| position.cells.iter().filter(|&&c| c == cell).count();
+        if count(Cell::Empty) > 7 || count(Cell::White) > 3 || count(Cell::Black) > 3 {
+            continue;
+        }
+        // A room (one side of the wall) with an empty square and queens of one colour.
+        let room = |side: Side| {
+            let has = |cell: Cell| (0..21).any(|sq| side(sq) && position.cells[sq] == cell);
+            has(Cell::Empty) && (has(Cell::White) != has(Cell::Black))
+        };
+        one_sided += usize::from(room(before) || room(after));
+        let spare = next(5) as i32 - 2;
+        for winner in [Color::White, Color::Black] {
+            let c = Claim {
+                position: position.clone(),
+                spare,
+                winner,
+            };
+            agrees_with_minimax(&c, &mut counts);
+        }
+    }
+    let (accepted, rejected) = counts;
+    assert!(accepted > 50 && rejected > 50, "{accepted} / {rejected}");
+    assert!(
+        one_sided > 50,
+        "only {one_sided} positions with a one-sided room"
+    );
+}
+
+#[test]
+fn search_agrees_with_plain_minimax_past_square_63() {
+    // The memo keeps 64-bit masks on boards of at most 64 squares and 128-bit ones above
+    // (`rules::GameSearch`): positions whose queens and empty squares lie on the last
+    // squares of a 10x10 board (84 to 99, past any 64-bit mask) and of 8x8 (52 to 63), the
+    // rest arrows.
+    let mut next = xorshift(0x0123_4567_89ab_cdef);
+    let mut counts = (0, 0);
+    for round in 0..200 {
+        let (width, height, live) = if round % 2 == 0 {
+            (10, 10, 16)
+        } else {
+            (8, 8, 12)
+        };
+        let grid = vec!["#".repeat(width); height].join("|");
+        let to_move = if next(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut position = Position::parse_grid(&grid, to_move).expect("test board");
+        let squares = width * height;
+        for sq in squares - live..squares {
+            position.cells[sq] = match next(10) {
+                0..=2 => Cell::Empty,
+                3 => Cell::White,
+                4 => Cell::Black,
+                _ => Cell::Arrow,
+            };
+        }
+        let count = |cell: Cell| position.cells.iter().filter(|&&c| c == cell).count();
+        if count(Cell::Empty) > 6 || count(Cell::White) > 3 || count(Cell::Black) > 3 {
+            continue;
+        }
+        let spare = next(3) as i32 - 1;
+        for winner in [Color::White, Color::Black] {
+            let c = Claim {
+                position: position.clone(),
+                spare,
+                winner,
+            };
+            agrees_with_minimax(&c, &mut counts);
+        }
+    }
+    let (accepted, rejected) = counts;
+    assert!(accepted > 30 && rejected > 30, "{accepted} / {rejected}");
+}
