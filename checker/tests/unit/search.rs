@@ -99,6 +99,33 @@ fn agrees_with_minimax(c: &Claim, (accepted, rejected): &mut (usize, usize)) {
     }
 }
 
+/// [`agrees_with_minimax`] for the claims of both winners on `position` with `spare`.
+fn both_claims_agree(position: &Position, spare: i32, counts: &mut (usize, usize)) {
+    for winner in [Color::White, Color::Black] {
+        let c = Claim {
+            position: position.clone(),
+            spare,
+            winner,
+        };
+        agrees_with_minimax(&c, counts);
+    }
+}
+
+/// White or Black, from `next`.
+fn either_side(next: &mut impl FnMut(u64) -> u64) -> Color {
+    if next(2) == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// At most `empty` empty squares and three queens a side.
+fn small(cells: &[Cell], empty: usize) -> bool {
+    let count = |cell: Cell| cells.iter().filter(|&&c| c == cell).count();
+    count(Cell::Empty) <= empty && count(Cell::White) <= 3 && count(Cell::Black) <= 3
+}
+
 #[test]
 fn search_agrees_with_plain_minimax_on_many_small_positions() {
     // Deterministic pseudo-random 3x3 positions with at most SEARCH_LIMIT empty squares,
@@ -118,22 +145,11 @@ fn search_agrees_with_plain_minimax_on_many_small_positions() {
         if cells.iter().filter(|&&c| c == Cell::Empty).count() > SEARCH_LIMIT {
             continue;
         }
-        let to_move = if next(2) == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let to_move = either_side(&mut next);
         let mut position = Position::parse_grid("...|...|...", to_move).expect("3x3");
         position.cells = cells;
         let spare = next(5) as i32 - 2;
-        for winner in [Color::White, Color::Black] {
-            let c = Claim {
-                position: position.clone(),
-                spare,
-                winner,
-            };
-            agrees_with_minimax(&c, &mut counts);
-        }
+        both_claims_agree(&position, spare, &mut counts);
     }
     let (accepted, rejected) = counts;
     assert!(accepted > 50 && rejected > 50, "{accepted} / {rejected}");
@@ -154,11 +170,7 @@ fn search_agrees_with_plain_minimax_on_boards_of_several_shapes() {
     ];
     let (mut counts, mut stuck) = ((0, 0), 0);
     for round in 0..600 {
-        let to_move = if next(2) == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let to_move = either_side(&mut next);
         let mut position =
             Position::parse_grid(shapes[round % shapes.len()], to_move).expect("test board");
         let cells: Vec<Cell> = (0..position.cells.len())
@@ -169,8 +181,7 @@ fn search_agrees_with_plain_minimax_on_boards_of_several_shapes() {
                 _ => Cell::Arrow,
             })
             .collect();
-        let count = |cell: Cell| cells.iter().filter(|&&c| c == cell).count();
-        if count(Cell::Empty) > 5 || count(Cell::White) > 3 || count(Cell::Black) > 3 {
+        if !small(&cells, 5) {
             continue;
         }
         position.cells = cells;
@@ -258,11 +269,7 @@ fn search_agrees_with_plain_minimax_on_positions_walled_into_rooms() {
                 |sq| sq / 3 > 3,
             )
         };
-        let to_move = if next(2) == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let to_move = either_side(&mut next);
         let mut position = Position::parse_grid(grid, to_move).expect("test board");
         for sq in (0..21).filter(|&sq| !wall(sq)) {
             position.cells[sq] = match next(10) {
@@ -272,8 +279,7 @@ fn search_agrees_with_plain_minimax_on_positions_walled_into_rooms() {
                 _ => Cell::Arrow,
             };
         }
-        let count = |cell: Cell| position.cells.iter().filter(|&&c| c == cell).count();
-        if count(Cell::Empty) > 7 || count(Cell::White) > 3 || count(Cell::Black) > 3 {
+        if !small(&position.cells, 7) {
             continue;
         }
         // A room (one side of the wall) with an empty square and queens of one colour.
@@ -283,14 +289,7 @@ fn search_agrees_with_plain_minimax_on_positions_walled_into_rooms() {
         };
         one_sided += usize::from(room(before) || room(after));
         let spare = next(5) as i32 - 2;
-        for winner in [Color::White, Color::Black] {
-            let c = Claim {
-                position: position.clone(),
-                spare,
-                winner,
-            };
-            agrees_with_minimax(&c, &mut counts);
-        }
+        both_claims_agree(&position, spare, &mut counts);
     }
     let (accepted, rejected) = counts;
     assert!(accepted > 50 && rejected > 50, "{accepted} / {rejected}");
@@ -315,11 +314,7 @@ fn search_agrees_with_plain_minimax_past_square_63() {
             (8, 8, 12)
         };
         let grid = vec!["#".repeat(width); height].join("|");
-        let to_move = if next(2) == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let to_move = either_side(&mut next);
         let mut position = Position::parse_grid(&grid, to_move).expect("test board");
         let squares = width * height;
         for sq in squares - live..squares {
@@ -330,19 +325,11 @@ fn search_agrees_with_plain_minimax_past_square_63() {
                 _ => Cell::Arrow,
             };
         }
-        let count = |cell: Cell| position.cells.iter().filter(|&&c| c == cell).count();
-        if count(Cell::Empty) > 6 || count(Cell::White) > 3 || count(Cell::Black) > 3 {
+        if !small(&position.cells, 6) {
             continue;
         }
         let spare = next(3) as i32 - 1;
-        for winner in [Color::White, Color::Black] {
-            let c = Claim {
-                position: position.clone(),
-                spare,
-                winner,
-            };
-            agrees_with_minimax(&c, &mut counts);
-        }
+        both_claims_agree(&position, spare, &mut counts);
     }
     let (accepted, rejected) = counts;
     assert!(accepted > 30 && rejected > 30, "{accepted} / {rejected}");
