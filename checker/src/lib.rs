@@ -8,6 +8,7 @@
 //!
 //! - [`rules`]: move generation, legality, play, the outlast region, components, the
 //!   exhaustive one-player maximum and the two-player search of small positions.
+//! - `mask`: sets of squares as 64- or 128-bit masks and the board's rays, for those searches.
 //! - [`proof`]: [`check`] and [`check_bytes`], one function per proof rule (SPEC section 5).
 //! - [`parallel`]: [`check_parallel`], a manifest's shards checked on several threads.
 //! - [`cli`]: the command-line front end shared by `amazons-check` and `amazons check`.
@@ -48,6 +49,7 @@
 //! ```
 
 pub mod cli;
+mod mask;
 pub mod parallel;
 pub mod proof;
 pub mod rules;

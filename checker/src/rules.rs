@@ -3,11 +3,12 @@
 //! Every public function accepts any [`Position`]; one whose cell count does not match its
 //! board (never produced by `format::decode`) is treated as having no moves and no squares.
 
+use crate::mask::{squares, Mask, Rays};
 use amazons_format::{Board, Cell, Color, Move, Position};
 use std::collections::HashMap;
 
 /// The eight queen directions `(dx, dy)`.
-const DIRS: [(i32, i32); 8] = [
+pub(crate) const DIRS: [(i32, i32); 8] = [
     (-1, -1),
     (0, -1),
     (1, -1),
@@ -19,7 +20,7 @@ const DIRS: [(i32, i32); 8] = [
 ];
 
 /// The square one step from `sq` in direction `(dx, dy)`, if it is on the board.
-fn step(board: Board, sq: usize, (dx, dy): (i32, i32)) -> Option<usize> {
+pub(crate) fn step(board: Board, sq: usize, (dx, dy): (i32, i32)) -> Option<usize> {
     let (w, h) = (board.width as i32, board.height as i32);
     let x = (sq % board.width as usize) as i32 + dx;
     let y = (sq / board.width as usize) as i32 + dy;
@@ -240,95 +241,6 @@ pub fn restrict(pos: &Position, squares: &[usize]) -> Position {
     local
 }
 
-/// Masks of one board for the searches below (bit `sq` of a `u128` is square `sq`; only
-/// boards of at most 128 squares are searched, and a larger one gets no rays), computed
-/// once so that the searches do not recompute coordinates.
-struct Rays {
-    /// `ray[8 * sq + d]`: the squares one, two, ... steps from `sq` in direction `DIRS[d]`,
-    /// up to the edge. Along `DIRS[0..4]` square numbers go down, along `DIRS[4..8]` up.
-    ray: Vec<u128>,
-    /// Every square of the board.
-    all: u128,
-    /// The squares off the first file, and off the last file.
-    not_first_file: u128,
-    not_last_file: u128,
-    width: u32,
-}
-
-impl Rays {
-    fn new(board: Board) -> Rays {
-        let squares = if board.len() <= 128 { board.len() } else { 0 };
-        let mask = |keep: &dyn Fn(usize) -> bool| {
-            (0..squares)
-                .filter(|&sq| keep(sq))
-                .fold(0u128, |m, sq| m | 1 << sq)
-        };
-        let ray = |sq: usize, d: (i32, i32)| {
-            std::iter::successors(step(board, sq, d), |&next| step(board, next, d))
-                .fold(0u128, |m, sq| m | 1 << sq)
-        };
-        let width = usize::from(board.width).max(1);
-        Rays {
-            ray: (0..squares)
-                .flat_map(|sq| DIRS.map(|d| ray(sq, d)))
-                .collect(),
-            all: mask(&|_| true),
-            not_first_file: mask(&|sq| sq % width != 0),
-            not_last_file: mask(&|sq| sq % width != width - 1),
-            width: width as u32,
-        }
-    }
-
-    /// The squares of `open` a queen on `from` reaches along the eight rays, as a mask:
-    /// each ray up to its nearest square not in `open`, which is the lowest such square on
-    /// a ray going up in number and the highest on one going down.
-    fn reach(&self, from: usize, open: u128) -> u128 {
-        let rays = self.ray.get(8 * from..8 * from + 8).unwrap_or_default();
-        let mut out = 0;
-        for (d, &ray) in rays.iter().enumerate() {
-            let blocked = ray & !open;
-            out |= if blocked == 0 {
-                ray
-            } else if d >= 4 {
-                ray & ((1u128 << blocked.trailing_zeros()) - 1)
-            } else {
-                let nearest = 127 - blocked.leading_zeros();
-                ray & !(2u128 << nearest).wrapping_sub(1)
-            };
-        }
-        out
-    }
-
-    /// `m` and every square 8-adjacent to a square of `m`.
-    fn grow(&self, m: u128) -> u128 {
-        let row = m | (m << 1) & self.not_first_file | (m >> 1) & self.not_last_file;
-        let up = row.checked_shl(self.width).unwrap_or(0);
-        let down = row.checked_shr(self.width).unwrap_or(0);
-        (row | up | down) & self.all
-    }
-
-    /// The 8-connected component of `open` containing `start`.
-    fn flood(&self, start: usize, open: u128) -> u128 {
-        let mut region = 1u128 << start;
-        loop {
-            let next = self.grow(region) & open | region;
-            if next == region {
-                return region;
-            }
-            region = next;
-        }
-    }
-}
-
-/// The squares of a mask, lowest first.
-fn squares(mut mask: u128) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        let sq = mask.trailing_zeros() as usize;
-        mask &= mask.wrapping_sub(1);
-        (sq < 128).then_some(sq)
-    })
-}
-
 /// The largest number of moves `color` can make one after another in `pos` while the other
 /// side never moves, by exhaustive search (SPEC 5.4). Only meant for small regions: the
 /// checker calls it on components with at most `ONE_PLAYER_EXACT_LIMIT` empty squares.
@@ -348,7 +260,7 @@ pub fn one_player_max(pos: &Position, color: Color) -> u32 {
 /// at most its number of empty squares, and its search stops once it reaches that bound.
 pub struct OnePlayer {
     board: Board,
-    rays: Rays,
+    rays: Rays<u128>,
     memo: HashMap<(u128, u128), u32, amazons_format::fasthash::Fast>,
 }
 
@@ -425,12 +337,12 @@ impl OnePlayer {
 /// The exhaustive two-player search of SPEC 5.8, with its memo (kept across calls on
 /// positions of one board, up to [`GameSearch::MEMO_CAP`] states, then cleared).
 ///
-/// A state is the White queens, the Black queens and the empty squares (bit `sq` of a
-/// `u128`), the side to move and the spare count; every other square holds an arrow. The
-/// side to move wins if one of its actions (SPEC 2: board moves, then a spare move if it
-/// holds one) leads to a state the opponent, then to move, loses; with no action it loses.
-/// Every action removes an empty square or one of the mover's spare moves, so the search
-/// ends.
+/// A state is the White queens, the Black queens and the empty squares (bit `sq` of a mask:
+/// a `u64` on boards of at most 64 squares, else a `u128`), the side to move and the spare
+/// count; every other square holds an arrow. The side to move wins if one of its actions
+/// (SPEC 2: board moves, then a spare move if it holds one) leads to a state the opponent,
+/// then to move, loses; with no action it loses. Every action removes an empty square or
+/// one of the mover's spare moves, so the search ends.
 ///
 /// Two things only make it faster, never change a verdict (SPEC 5.8): a side that holds
 /// no spare move and has no empty square next to any of its queens has no action, so it
@@ -439,13 +351,35 @@ impl OnePlayer {
 /// declared; the first winning one ends the search).
 pub struct GameSearch {
     board: Board,
-    rays: Rays,
-    memo: Memo,
+    masks: Masks,
     /// States searched (memo misses) since the last [`GameSearch::mover_wins_within`].
     nodes: u64,
     /// Past this many nodes a search gives up ([`GameSearch::mover_wins_within`] only; the
     /// checker's own searches never set it).
     budget: u64,
+}
+
+/// The search's rays and memo, over the narrowest mask type that holds the board.
+enum Masks {
+    Narrow(Rays<u64>, Memo<u64>),
+    Wide(Rays<u128>, Memo<u128>),
+}
+
+impl Masks {
+    fn new(board: Board) -> Masks {
+        if board.len() <= 64 {
+            Masks::Narrow(Rays::new(board), Memo::default())
+        } else {
+            Masks::Wide(Rays::new(board), Memo::default())
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Masks::Narrow(_, memo) => memo.clear(),
+            Masks::Wide(_, memo) => memo.clear(),
+        }
+    }
 }
 
 impl GameSearch {
@@ -456,8 +390,7 @@ impl GameSearch {
     pub fn new(board: Board) -> GameSearch {
         GameSearch {
             board,
-            rays: Rays::new(board),
-            memo: Memo::new(board),
+            masks: Masks::new(board),
             nodes: 0,
             budget: u64::MAX,
         }
@@ -468,13 +401,13 @@ impl GameSearch {
     /// whatever was searched before. The memo is emptied again after giving up, since the
     /// states left in it are not all settled.
     pub fn mover_wins_within(&mut self, pos: &Position, spare: i32, budget: u64) -> Option<bool> {
-        self.memo.clear();
+        self.masks.clear();
         self.nodes = 0;
         self.budget = budget;
         let win = self.mover_wins(pos, spare);
         self.budget = u64::MAX;
         if self.nodes > budget {
-            self.memo.clear();
+            self.masks.clear();
             return None;
         }
         Some(win)
@@ -487,30 +420,56 @@ impl GameSearch {
             return false;
         }
         if pos.board != self.board {
-            (self.board, self.rays) = (pos.board, Rays::new(pos.board));
-            self.memo = Memo::new(pos.board);
+            (self.board, self.masks) = (pos.board, Masks::new(pos.board));
         }
-        if self.memo.len() > Self::MEMO_CAP {
+        let (nodes, budget) = (&mut self.nodes, self.budget);
+        match &mut self.masks {
+            Masks::Narrow(rays, memo) => Game {
+                rays,
+                memo,
+                nodes,
+                budget,
+            }
+            .start(pos, spare),
+            Masks::Wide(rays, memo) => Game {
+                rays,
+                memo,
+                nodes,
+                budget,
+            }
+            .start(pos, spare),
+        }
+    }
+}
+
+/// The two-player memo: each state searched with its verdict.
+type Memo<W> = HashMap<State<W>, bool, amazons_format::fasthash::Fast>;
+
+/// One search over masks of type `W`: the board's rays, the memo and the node count.
+struct Game<'a, W> {
+    rays: &'a Rays<W>,
+    memo: &'a mut Memo<W>,
+    nodes: &'a mut u64,
+    budget: u64,
+}
+
+impl<W: Mask> Game<'_, W> {
+    /// [`GameSearch::mover_wins`] on a valid position whose squares all fit in `W`.
+    fn start(&mut self, pos: &Position, spare: i32) -> bool {
+        if self.memo.len() > GameSearch::MEMO_CAP {
             self.memo.clear();
         }
         let mask = |cell: Cell| {
             (0..pos.cells.len())
                 .filter(|&sq| pos.cells[sq] == cell)
-                .fold(0u128, |m, sq| m | 1 << sq)
+                .fold(W::ZERO, |m, sq| m | W::ONE << sq)
         };
         let (white, black) = (mask(Cell::White), mask(Cell::Black));
         let white_moves = pos.to_move == Color::White;
         self.wins(white, black, mask(Cell::Empty), white_moves, spare)
     }
 
-    fn wins(
-        &mut self,
-        white: u128,
-        black: u128,
-        empty: u128,
-        white_moves: bool,
-        spare: i32,
-    ) -> bool {
+    fn wins(&mut self, white: W, black: W, empty: W, white_moves: bool, spare: i32) -> bool {
         // A queen that moves passes an adjacent square first, and the arrow may go back to
         // where it came from: a side has a board move exactly when an empty square touches
         // one of its queens. Without one, and without a spare move, it has lost.
@@ -520,7 +479,7 @@ impl GameSearch {
             (black, white)
         };
         let holds = if white_moves { spare < 0 } else { spare > 0 };
-        if !holds && self.rays.grow(mine) & empty == 0 {
+        if !holds && self.rays.grow(mine) & empty == W::ZERO {
             return false;
         }
         let key = State {
@@ -528,11 +487,11 @@ impl GameSearch {
             black_or_empty: black | empty,
             spare_and_side: u64::from(spare as u32) << 1 | u64::from(white_moves),
         };
-        if let Some(known) = self.memo.get(&key) {
+        if let Some(&known) = self.memo.get(&key) {
             return known;
         }
-        self.nodes += 1;
-        if self.nodes > self.budget {
+        *self.nodes += 1;
+        if *self.nodes > self.budget {
             return false;
         }
         let mut win = false;
@@ -540,8 +499,8 @@ impl GameSearch {
         'search: for from in squares(mine) {
             let tos = self.rays.reach(from, empty);
             for to in squares(tos & near_theirs).chain(squares(tos & !near_theirs)) {
-                let moved = mine & !(1 << from) | 1 << to;
-                let open = (empty | 1 << from) & !(1 << to);
+                let moved = mine & !(W::ONE << from) | W::ONE << to;
+                let open = (empty | W::ONE << from) & !(W::ONE << to);
                 let shots = self.rays.reach(to, open);
                 for arrow in squares(shots & near_theirs).chain(squares(shots & !near_theirs)) {
                     let (w, b) = if white_moves {
@@ -549,7 +508,7 @@ impl GameSearch {
                     } else {
                         (theirs, moved)
                     };
-                    if !self.wins(w, b, open & !(1 << arrow), !white_moves, spare) {
+                    if !self.wins(w, b, open & !(W::ONE << arrow), !white_moves, spare) {
                         win = true;
                         break 'search;
                     }
@@ -568,8 +527,7 @@ impl GameSearch {
 
 /// A state of the two-player search as its memo's key: `white | empty` and `black | empty`
 /// (the three sets are disjoint, so the pair determines them), the spare count and the side
-/// to move (bit 0 set: White). The masks are `u128`, or `u64` on boards of at most 64
-/// squares, whose squares all lie in the low word.
+/// to move (bit 0 set: White).
 #[derive(PartialEq, Eq)]
 struct State<W> {
     white_or_empty: W,
@@ -577,24 +535,7 @@ struct State<W> {
     spare_and_side: u64,
 }
 
-/// A mask word of [`State`], folded to 64 bits for hashing.
-trait Fold: Copy {
-    fn fold(self) -> u64;
-}
-
-impl Fold for u64 {
-    fn fold(self) -> u64 {
-        self
-    }
-}
-
-impl Fold for u128 {
-    fn fold(self) -> u64 {
-        (self as u64) ^ ((self >> 64) as u64).rotate_left(16)
-    }
-}
-
-impl<W: Fold> std::hash::Hash for State<W> {
+impl<W: Mask> std::hash::Hash for State<W> {
     /// One word for the hasher: the state's words folded by rotate and xor. Equal states
     /// hash equally; the memo compares whole states, so the folding only spreads buckets.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
@@ -602,59 +543,5 @@ impl<W: Fold> std::hash::Hash for State<W> {
             ^ self.black_or_empty.fold().rotate_left(32)
             ^ self.spare_and_side.rotate_left(8);
         h.write_u64(word);
-    }
-}
-
-/// The two-player memo. On a board of at most 64 squares its keys hold 64-bit masks: an
-/// entry takes half the memory, so more of the memo stays in the processor's cache.
-enum Memo {
-    Narrow(HashMap<State<u64>, bool, amazons_format::fasthash::Fast>),
-    Wide(HashMap<State<u128>, bool, amazons_format::fasthash::Fast>),
-}
-
-impl Memo {
-    fn new(board: Board) -> Memo {
-        if board.len() <= 64 {
-            Memo::Narrow(HashMap::default())
-        } else {
-            Memo::Wide(HashMap::default())
-        }
-    }
-
-    /// `key` with 64-bit masks: exact in a narrow memo, whose board has no square past 63.
-    fn narrow(key: &State<u128>) -> State<u64> {
-        State {
-            white_or_empty: key.white_or_empty as u64,
-            black_or_empty: key.black_or_empty as u64,
-            spare_and_side: key.spare_and_side,
-        }
-    }
-
-    fn get(&self, key: &State<u128>) -> Option<bool> {
-        match self {
-            Memo::Narrow(memo) => memo.get(&Memo::narrow(key)).copied(),
-            Memo::Wide(memo) => memo.get(key).copied(),
-        }
-    }
-
-    fn insert(&mut self, key: State<u128>, win: bool) {
-        match self {
-            Memo::Narrow(memo) => memo.insert(Memo::narrow(&key), win),
-            Memo::Wide(memo) => memo.insert(key, win),
-        };
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Memo::Narrow(memo) => memo.len(),
-            Memo::Wide(memo) => memo.len(),
-        }
-    }
-
-    fn clear(&mut self) {
-        match self {
-            Memo::Narrow(memo) => memo.clear(),
-            Memo::Wide(memo) => memo.clear(),
-        }
     }
 }

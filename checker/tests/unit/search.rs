@@ -300,8 +300,8 @@ fn search_agrees_with_plain_minimax_on_positions_walled_into_rooms() {
 
 #[test]
 fn search_agrees_with_plain_minimax_past_square_63() {
-    // The memo keeps 64-bit masks on boards of at most 64 squares and 128-bit ones above
-    // (`rules::GameSearch`): positions whose queens and empty squares lie on the last
+    // The search holds sets of squares in 64-bit masks on boards of at most 64 squares and
+    // in 128-bit ones above (`rules::GameSearch`): positions whose queens and empty squares lie on the last
     // squares of a 10x10 board (84 to 99, past any 64-bit mask) and of 8x8 (52 to 63), the
     // rest arrows.
     let mut next = xorshift(0x0123_4567_89ab_cdef);
