@@ -424,20 +424,8 @@ impl GameSearch {
         }
         let (nodes, budget) = (&mut self.nodes, self.budget);
         match &mut self.masks {
-            Masks::Narrow(rays, memo) => Game {
-                rays,
-                memo,
-                nodes,
-                budget,
-            }
-            .start(pos, spare),
-            Masks::Wide(rays, memo) => Game {
-                rays,
-                memo,
-                nodes,
-                budget,
-            }
-            .start(pos, spare),
+            Masks::Narrow(rays, memo) => Game::start(rays, memo, nodes, budget, pos, spare),
+            Masks::Wide(rays, memo) => Game::start(rays, memo, nodes, budget, pos, spare),
         }
     }
 }
@@ -453,11 +441,18 @@ struct Game<'a, W> {
     budget: u64,
 }
 
-impl<W: Mask> Game<'_, W> {
+impl<'a, W: Mask> Game<'a, W> {
     /// [`GameSearch::mover_wins`] on a valid position whose squares all fit in `W`.
-    fn start(&mut self, pos: &Position, spare: i32) -> bool {
-        if self.memo.len() > GameSearch::MEMO_CAP {
-            self.memo.clear();
+    fn start(
+        rays: &'a Rays<W>,
+        memo: &'a mut Memo<W>,
+        nodes: &'a mut u64,
+        budget: u64,
+        pos: &Position,
+        spare: i32,
+    ) -> bool {
+        if memo.len() > GameSearch::MEMO_CAP {
+            memo.clear();
         }
         let mask = |cell: Cell| {
             (0..pos.cells.len())
@@ -466,7 +461,13 @@ impl<W: Mask> Game<'_, W> {
         };
         let (white, black) = (mask(Cell::White), mask(Cell::Black));
         let white_moves = pos.to_move == Color::White;
-        self.wins(white, black, mask(Cell::Empty), white_moves, spare)
+        let mut game = Game {
+            rays,
+            memo,
+            nodes,
+            budget,
+        };
+        game.wins(white, black, mask(Cell::Empty), white_moves, spare)
     }
 
     fn wins(&mut self, white: W, black: W, empty: W, white_moves: bool, spare: i32) -> bool {

@@ -128,6 +128,17 @@ fn either_side(next: &mut impl FnMut(u64) -> u64) -> Color {
     }
 }
 
+/// A cell drawn for a mostly walled position: empty 3 times in 10, a queen of each side
+/// once, an arrow otherwise.
+fn sparse_cell(next: &mut impl FnMut(u64) -> u64) -> Cell {
+    match next(10) {
+        0..=2 => Cell::Empty,
+        3 => Cell::White,
+        4 => Cell::Black,
+        _ => Cell::Arrow,
+    }
+}
+
 /// At most `empty` empty squares and three queens a side.
 fn small(cells: &[Cell], empty: usize) -> bool {
     let count = |cell: Cell| cells.iter().filter(|&&c| c == cell).count();
@@ -272,12 +283,7 @@ fn search_agrees_with_plain_minimax_on_positions_walled_into_rooms() {
         let to_move = either_side(&mut next);
         let mut position = Position::parse_grid(grid, to_move).expect("test board");
         for sq in (0..21).filter(|&sq| !wall(sq)) {
-            position.cells[sq] = match next(10) {
-                0..=2 => Cell::Empty,
-                3 => Cell::White,
-                4 => Cell::Black,
-                _ => Cell::Arrow,
-            };
+            position.cells[sq] = sparse_cell(&mut next);
         }
         if !small(&position.cells, 7) {
             continue;
@@ -317,12 +323,7 @@ fn search_agrees_with_plain_minimax_past_square_63() {
         let mut position = Position::parse_grid(&grid, to_move).expect("test board");
         let squares = width * height;
         for sq in squares - live..squares {
-            position.cells[sq] = match next(10) {
-                0..=2 => Cell::Empty,
-                3 => Cell::White,
-                4 => Cell::Black,
-                _ => Cell::Arrow,
-            };
+            position.cells[sq] = sparse_cell(&mut next);
         }
         if !small(&position.cells, 6) {
             continue;
