@@ -1,7 +1,8 @@
 //! Sets of squares as bit masks (`u64` on boards of at most 64 squares, else `u128`), with the board's rays, for the exhaustive searches.
 
+use crate::rules::{step, DIRS};
 use amazons_format::Board;
-use std::ops::{BitAnd, BitOr, Not, Shl};
+use std::ops::{BitAnd, BitOr, Not, Shl, Shr};
 
 /// A set of squares: bit `sq` is square `sq`. Implemented by `u64` and `u128` only, each
 /// method being the integer method of the same name; a search over `u64` masks is the
@@ -13,6 +14,7 @@ pub trait Mask:
     + BitOr<Output = Self>
     + Not<Output = Self>
     + Shl<usize, Output = Self>
+    + Shr<usize, Output = Self>
 {
     /// The number of bits (64 or 128).
     const BITS: u32;
@@ -87,15 +89,13 @@ impl<W: Mask> Rays<W> {
                 .fold(W::ZERO, |m, sq| m | W::ONE << sq)
         };
         let ray = |sq: usize, d: (i32, i32)| {
-            std::iter::successors(crate::rules::step(board, sq, d), |&next| {
-                crate::rules::step(board, next, d)
-            })
-            .fold(W::ZERO, |m, sq| m | W::ONE << sq)
+            std::iter::successors(step(board, sq, d), |&next| step(board, next, d))
+                .fold(W::ZERO, |m, sq| m | W::ONE << sq)
         };
         let width = usize::from(board.width).max(1);
         Rays {
             ray: (0..squares)
-                .flat_map(|sq| crate::rules::DIRS.map(|d| ray(sq, d)))
+                .flat_map(|sq| DIRS.map(|d| ray(sq, d)))
                 .collect(),
             all: mask(&|_| true),
             not_first_file: mask(&|sq| sq % width != 0),
@@ -127,9 +127,7 @@ impl<W: Mask> Rays<W> {
 
     /// `m` and every square 8-adjacent to a square of `m`.
     pub fn grow(&self, m: W) -> W {
-        let left = m.checked_shl(1).unwrap_or(W::ZERO) & self.not_first_file;
-        let right = m.checked_shr(1).unwrap_or(W::ZERO) & self.not_last_file;
-        let row = m | left | right;
+        let row = m | (m << 1) & self.not_first_file | (m >> 1) & self.not_last_file;
         let up = row.checked_shl(self.width).unwrap_or(W::ZERO);
         let down = row.checked_shr(self.width).unwrap_or(W::ZERO);
         (row | up | down) & self.all
