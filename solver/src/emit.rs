@@ -13,6 +13,7 @@ use crate::geometry::Geometry;
 use crate::search_base::SearchBase;
 use crate::state::State;
 use crate::sum::{local_state, restrict};
+use amazons_format::fasthash::Fast;
 use amazons_format::{Action, Color, LocalClaim, Step, Symmetry, MAX_SPARE};
 use std::collections::HashSet;
 
@@ -118,7 +119,7 @@ pub struct Emitter<'a, 'g, M: Prover<'g> = Search<'g>> {
     plain: Option<Search<'g>>,
     in_plain: bool,
     pub steps: Vec<Step>,
-    done: HashSet<State>,
+    done: HashSet<State, Fast>,
     done_cap: usize,
     /// Nodes re-searched because the table had lost them.
     pub researches: u64,
@@ -131,6 +132,9 @@ pub struct Emitter<'a, 'g, M: Prover<'g> = Search<'g>> {
     pub max_steps: usize,
     /// The checker's one-player search, for shortening outlast lists (its memo is kept).
     exact: Option<amazons_checker::rules::OnePlayer>,
+    /// The outlast line last found for a child chosen because it closes at once, with
+    /// its state and winner: the child's own step takes it instead of finding it again.
+    closing: Option<(State, Color, Vec<amazons_format::Move>)>,
 }
 
 /// A sum step ready to write: the local claims and the local states to prove.
@@ -147,7 +151,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             plain,
             in_plain: false,
             steps: Vec::new(),
-            done: HashSet::new(),
+            done: HashSet::default(),
             done_cap,
             researches: 0,
             sums: 0,
@@ -155,6 +159,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             use_sums: true,
             max_steps: usize::MAX,
             exact: None,
+            closing: None,
         }
     }
 
@@ -217,7 +222,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
         }
         if st.side() == y && !st.can_act(g, y) {
             self.push(Step::NoMove)?;
-        } else if let Some(moves) = self.outlast_line(st, x) {
+        } else if let Some(moves) = self.closing_line(st, x) {
             // Only the prefix the checker's completion needs (SPEC 5.4).
             let claim = amazons_format::Claim {
                 position: st.to_position(g),
@@ -452,7 +457,7 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
             // Prefer a child that closes at once with an outlast step, then the least work.
             proven.sort_by_key(|&(w, _)| w);
             for &(_, a) in proven.iter().take(OUTLAST_PROBES) {
-                if self.outlast_line(&st.play(a), x).is_some() {
+                if self.closes(&st.play(a), x) {
                     return Ok(a);
                 }
             }
@@ -491,6 +496,24 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
         let g = self.main.geometry();
         st.actions(g)
             .into_iter()
-            .find(|&a| self.outlast_line(&st.play(a), x).is_some())
+            .find(|&a| self.closes(&st.play(a), x))
+    }
+
+    /// Whether an outlast step for `x` closes `child` at once; its line is kept for the
+    /// child's step (see [`Emitter::closing_line`]).
+    fn closes(&mut self, child: &State, x: Color) -> bool {
+        let line = self.outlast_line(child, x);
+        let found = line.is_some();
+        self.closing = line.map(|moves| (*child, x, moves));
+        found
+    }
+
+    /// [`Emitter::outlast_line`], taken from the last [`Emitter::closes`] when that
+    /// found it for the same state and winner.
+    fn closing_line(&mut self, st: &State, x: Color) -> Option<Vec<amazons_format::Move>> {
+        match self.closing.take() {
+            Some((kept, winner, moves)) if kept == *st && winner == x => Some(moves),
+            _ => self.outlast_line(st, x),
+        }
     }
 }
