@@ -502,10 +502,8 @@ impl<'a, 'g, M: Prover<'g>> Emitter<'a, 'g, M> {
     /// Whether an outlast step for `x` closes `child` at once; its line is kept for the
     /// child's step (see [`Emitter::closing_line`]).
     fn closes(&mut self, child: &State, x: Color) -> bool {
-        let line = self.outlast_line(child, x);
-        let found = line.is_some();
-        self.closing = line.map(|moves| (*child, x, moves));
-        found
+        self.closing = self.outlast_line(child, x).map(|moves| (*child, x, moves));
+        self.closing.is_some()
     }
 
     /// [`Emitter::outlast_line`], taken from the last [`Emitter::closes`] when that
