@@ -22,6 +22,7 @@ pub trait Mask:
     const ZERO: Self;
     /// The set of square 0 alone.
     const ONE: Self;
+    fn count_ones(self) -> u32;
     fn trailing_zeros(self) -> u32;
     fn leading_zeros(self) -> u32;
     fn wrapping_sub(self, rhs: Self) -> Self;
@@ -38,6 +39,9 @@ macro_rules! mask {
             const BITS: u32 = <$t>::BITS;
             const ZERO: Self = 0;
             const ONE: Self = 1;
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
+            }
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
             }

@@ -344,11 +344,13 @@ impl OnePlayer {
 /// then to move, loses; with no action it loses. Every action removes an empty square or
 /// one of the mover's spare moves, so the search ends.
 ///
-/// Two things only make it faster, never change a verdict (SPEC 5.8): a side that holds
+/// Three things only make it faster, never change a verdict (SPEC 5.8): a side that holds
 /// no spare move and has no empty square next to any of its queens has no action, so it
-/// loses at once; and the board moves are tried with the destinations, then the arrows,
-/// next to an opponent's queen first (all of them are still tried before a loss is
-/// declared; the first winning one ends the search).
+/// loses at once; the last two board moves found winning at a state with as many empty
+/// squares are tried first, each only if it is legal here (its queen, destination and
+/// arrow checked as the loop below finds them); then the board moves are tried with the
+/// destinations, then the arrows, next to an opponent's queen first (all of them are still
+/// tried before a loss is declared; the first winning one ends the search).
 pub struct GameSearch {
     board: Board,
     masks: Masks,
@@ -433,12 +435,17 @@ impl GameSearch {
 /// The two-player memo: each state searched with its verdict.
 type Memo<W> = HashMap<State<W>, bool, amazons_format::fasthash::Fast>;
 
-/// One search over masks of type `W`: the board's rays, the memo and the node count.
+/// A board move as its queen's square, destination and arrow.
+type Action = [u8; 3];
+
+/// One search over masks of type `W`: the board's rays, the memo, the node count and, by
+/// number of empty squares, the last two board moves found winning (newest first).
 struct Game<'a, W> {
     rays: &'a Rays<W>,
     memo: &'a mut Memo<W>,
     nodes: &'a mut u64,
     budget: u64,
+    killers: [[Option<Action>; 2]; 129],
 }
 
 impl<'a, W: Mask> Game<'a, W> {
@@ -466,6 +473,7 @@ impl<'a, W: Mask> Game<'a, W> {
             memo,
             nodes,
             budget,
+            killers: [[None; 2]; 129],
         };
         game.wins(white, black, mask(Cell::Empty), white_moves, spare)
     }
@@ -495,6 +503,39 @@ impl<'a, W: Mask> Game<'a, W> {
         if *self.nodes > self.budget {
             return false;
         }
+        // The two last winning board moves at this many empty squares first, each played
+        // only where legal: its queen is the mover's, its destination within the queen's
+        // reach over the empty squares, its arrow within reach once the queen has moved,
+        // exactly as the loop below finds its moves. Both are tried again there (memoized).
+        let depth = empty.count_ones() as usize;
+        for [from, to, arrow] in self.killers[depth]
+            .into_iter()
+            .flatten()
+            .map(|k| k.map(usize::from))
+        {
+            let tos = if mine & W::ONE << from == W::ZERO {
+                W::ZERO
+            } else {
+                self.rays.reach(from, empty)
+            };
+            let open = (empty | W::ONE << from) & !(W::ONE << to);
+            if tos & W::ONE << to == W::ZERO
+                || self.rays.reach(to, open) & W::ONE << arrow == W::ZERO
+            {
+                continue;
+            }
+            let moved = mine & !(W::ONE << from) | W::ONE << to;
+            let (w, b) = if white_moves {
+                (moved, theirs)
+            } else {
+                (theirs, moved)
+            };
+            if !self.wins(w, b, open & !(W::ONE << arrow), !white_moves, spare) {
+                self.won_by(depth, [from, to, arrow]);
+                self.memo.insert(key, true);
+                return true;
+            }
+        }
         let mut win = false;
         let near_theirs = self.rays.grow(theirs);
         'search: for from in squares(mine) {
@@ -510,6 +551,7 @@ impl<'a, W: Mask> Game<'a, W> {
                         (theirs, moved)
                     };
                     if !self.wins(w, b, open & !(W::ONE << arrow), !white_moves, spare) {
+                        self.won_by(depth, [from, to, arrow]);
                         win = true;
                         break 'search;
                     }
@@ -523,6 +565,15 @@ impl<'a, W: Mask> Game<'a, W> {
         }
         self.memo.insert(key, win);
         win
+    }
+
+    /// Notes `action` as the newest winning board move at `depth` empty squares.
+    fn won_by(&mut self, depth: usize, action: [usize; 3]) {
+        let action = Some(action.map(|sq| sq as u8));
+        let killers = &mut self.killers[depth];
+        if killers[0] != action {
+            *killers = [action, killers[0]];
+        }
     }
 }
 
