@@ -513,14 +513,10 @@ impl<'a, W: Mask> Game<'a, W> {
             .flatten()
             .map(|k| k.map(usize::from))
         {
-            let tos = if mine & W::ONE << from == W::ZERO {
-                W::ZERO
-            } else {
-                self.rays.reach(from, empty)
-            };
             let open = (empty | W::ONE << from) & !(W::ONE << to);
-            if tos & W::ONE << to == W::ZERO
-                || self.rays.reach(to, open) & W::ONE << arrow == W::ZERO
+            if mine & W::ONE << from == W::ZERO
+                || !self.rays.slides(from, to, empty)
+                || !self.rays.slides(to, arrow, open)
             {
                 continue;
             }
