@@ -514,20 +514,11 @@ impl<'a, W: Mask> Game<'a, W> {
             .map(|k| k.map(usize::from))
         {
             let open = (empty | W::ONE << from) & !(W::ONE << to);
-            if mine & W::ONE << from == W::ZERO
-                || !self.rays.slides(from, to, empty)
-                || !self.rays.slides(to, arrow, open)
+            if mine & W::ONE << from != W::ZERO
+                && self.rays.slides(from, to, empty)
+                && self.rays.slides(to, arrow, open)
+                && self.wins_by([from, to, arrow], (mine, theirs, empty), white_moves, spare)
             {
-                continue;
-            }
-            let moved = mine & !(W::ONE << from) | W::ONE << to;
-            let (w, b) = if white_moves {
-                (moved, theirs)
-            } else {
-                (theirs, moved)
-            };
-            if !self.wins(w, b, open & !(W::ONE << arrow), !white_moves, spare) {
-                self.won_by(depth, [from, to, arrow]);
                 self.memo.insert(key, true);
                 return true;
             }
@@ -537,17 +528,11 @@ impl<'a, W: Mask> Game<'a, W> {
         'search: for from in squares(mine) {
             let tos = self.rays.reach(from, empty);
             for to in squares(tos & near_theirs).chain(squares(tos & !near_theirs)) {
-                let moved = mine & !(W::ONE << from) | W::ONE << to;
                 let open = (empty | W::ONE << from) & !(W::ONE << to);
                 let shots = self.rays.reach(to, open);
                 for arrow in squares(shots & near_theirs).chain(squares(shots & !near_theirs)) {
-                    let (w, b) = if white_moves {
-                        (moved, theirs)
-                    } else {
-                        (theirs, moved)
-                    };
-                    if !self.wins(w, b, open & !(W::ONE << arrow), !white_moves, spare) {
-                        self.won_by(depth, [from, to, arrow]);
+                    let sets = (mine, theirs, empty);
+                    if self.wins_by([from, to, arrow], sets, white_moves, spare) {
                         win = true;
                         break 'search;
                     }
@@ -563,13 +548,32 @@ impl<'a, W: Mask> Game<'a, W> {
         win
     }
 
-    /// Notes `action` as the newest winning board move at `depth` empty squares.
-    fn won_by(&mut self, depth: usize, action: [usize; 3]) {
-        let action = Some(action.map(|sq| sq as u8));
-        let killers = &mut self.killers[depth];
+    /// Whether the board move `[from, to, arrow]`, legal for the side to move with queens
+    /// `mine` against `theirs` on `empty`, leaves the opponent (then to move) lost; if so
+    /// the move becomes the newest winning one at its number of empty squares.
+    fn wins_by(
+        &mut self,
+        [from, to, arrow]: [usize; 3],
+        (mine, theirs, empty): (W, W, W),
+        white_moves: bool,
+        spare: i32,
+    ) -> bool {
+        let moved = mine & !(W::ONE << from) | W::ONE << to;
+        let left = (empty | W::ONE << from) & !(W::ONE << to) & !(W::ONE << arrow);
+        let (w, b) = if white_moves {
+            (moved, theirs)
+        } else {
+            (theirs, moved)
+        };
+        if self.wins(w, b, left, !white_moves, spare) {
+            return false;
+        }
+        let killers = &mut self.killers[empty.count_ones() as usize];
+        let action = Some([from, to, arrow].map(|sq| sq as u8));
         if killers[0] != action {
             *killers = [action, killers[0]];
         }
+        true
     }
 }
 
