@@ -347,10 +347,11 @@ impl OnePlayer {
 /// Three things only make it faster, never change a verdict (SPEC 5.8): a side that holds
 /// no spare move and has no empty square next to any of its queens has no action, so it
 /// loses at once; the last two board moves found winning at a state with as many empty
-/// squares are tried first, each only if it is legal here (its queen, destination and
-/// arrow checked as the loop below finds them); then the board moves are tried with the
-/// destinations, then the arrows, next to an opponent's queen first (all of them are still
-/// tried before a loss is declared; the first winning one ends the search).
+/// squares are tried first, each only if it is legal here (its queen the mover's, its
+/// destination and then its arrow each reached along one ray of open squares); then the
+/// board moves are tried with the destinations, then the arrows, next to an opponent's
+/// queen first (all of them are still tried before a loss is declared; the first winning
+/// one ends the search).
 pub struct GameSearch {
     board: Board,
     masks: Masks,
@@ -525,13 +526,13 @@ impl<'a, W: Mask> Game<'a, W> {
         }
         let mut win = false;
         let near_theirs = self.rays.grow(theirs);
+        let sets = (mine, theirs, empty);
         'search: for from in squares(mine) {
             let tos = self.rays.reach(from, empty);
             for to in squares(tos & near_theirs).chain(squares(tos & !near_theirs)) {
                 let open = (empty | W::ONE << from) & !(W::ONE << to);
                 let shots = self.rays.reach(to, open);
                 for arrow in squares(shots & near_theirs).chain(squares(shots & !near_theirs)) {
-                    let sets = (mine, theirs, empty);
                     if self.wins_by([from, to, arrow], sets, white_moves, spare) {
                         win = true;
                         break 'search;
