@@ -164,11 +164,13 @@ impl Filler {
         // A blocker may be dropped when the territory still gives `best` without it; a
         // lower bound (plodding) is enough to show that, so large sub-cases the databases
         // do not cover are never searched exhaustively.
-        let value = |f: &mut Filler, t: Solo| -> u32 {
+        // With it, the plodding line a lower bound came from (the last one read again below).
+        let value = |f: &mut Filler, t: Solo| -> (u32, Option<Fill>) {
             if search && searchable(f, t) {
-                f.exact(g, t)
+                (f.exact(g, t), None)
             } else {
-                plod(g, t).moves
+                let line = plod(g, t);
+                (line.moves, Some(line))
             }
         };
         let best = if search {
@@ -181,7 +183,8 @@ impl Filler {
             .copied()
             .filter(|&b| s.blockers.has(b))
             .chain(s.blockers.iter().filter(|b| !prefer_free.contains(b)));
-        let mut cur = s;
+        // `cur` and, without a search, its plodding line (`first` until a blocker is dropped).
+        let (mut cur, mut cur_line) = (s, first);
         for b in order {
             let bb = Bb::from_square(b);
             let without = Solo {
@@ -189,14 +192,16 @@ impl Filler {
                 empties: cur.empties,
                 blockers: cur.blockers - bb,
             };
-            if value(self, without) >= best {
+            let (moves, line) = value(self, without);
+            if moves >= best {
                 cur = without;
+                cur_line = line.unwrap_or(cur_line);
             }
         }
         let relied = if search {
             cur.blockers
         } else {
-            plod(g, cur).relied
+            cur_line.relied
         };
         Fill {
             moves: best,
