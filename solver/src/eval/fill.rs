@@ -164,7 +164,8 @@ impl Filler {
         // A blocker may be dropped when the territory still gives `best` without it; a
         // lower bound (plodding) is enough to show that, so large sub-cases the databases
         // do not cover are never searched exhaustively.
-        // With it, the plodding line a lower bound came from (the last one read again below).
+        // A plodded value comes with its line: the line of the territory kept last gives the
+        // blockers relied on below, without plodding it again.
         let value = |f: &mut Filler, t: Solo| -> (u32, Option<Fill>) {
             if search && searchable(f, t) {
                 (f.exact(g, t), None)
