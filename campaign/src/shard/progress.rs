@@ -67,7 +67,7 @@ impl Progress {
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         let solved = self.done - self.resumed;
         let left = if solved == 0 {
-            "no estimate yet".to_string()
+            self.left_by_split_tasks()
         } else {
             let left = (self.total - self.done) as f64 * secs / solved as f64;
             format!("about {left:.0} s left")
@@ -91,6 +91,24 @@ impl Progress {
                 .as_ref()
                 .map(|p| format!("; {p}"))
                 .unwrap_or_default()
+    }
+
+    /// The time left while no task has finished in this run: the longest estimate of the
+    /// split tasks running (they run side by side), which is all of it when every task not
+    /// done is running with an estimate, and a lower bound otherwise.
+    fn left_by_split_tasks(&self) -> String {
+        let Some(longest) = self.running.iter().filter_map(|r| r.left).max() else {
+            return "no estimate yet".into();
+        };
+        let waiting = self.total - self.done - self.running.len().min(self.total - self.done);
+        let all = waiting == 0 && self.running.iter().all(|r| r.left.is_some());
+        match all {
+            true => format!("{} left", human(longest)),
+            false => format!(
+                "at least {} left (the split tasks running, at their subtasks' pace)",
+                human(longest)
+            ),
+        }
     }
 
     /// `; running NAME (T), ...` for the tasks in flight that have run a minute or more
