@@ -100,14 +100,15 @@ impl Progress {
         let Some(longest) = self.running.iter().filter_map(|r| r.left).max() else {
             return "no estimate yet".into();
         };
-        let waiting = self.total - self.done - self.running.len().min(self.total - self.done);
+        let waiting = (self.total - self.done).saturating_sub(self.running.len());
         let all = waiting == 0 && self.running.iter().all(|r| r.left.is_some());
-        match all {
-            true => format!("{} left", human(longest)),
-            false => format!(
+        if all {
+            format!("{} left", human(longest))
+        } else {
+            format!(
                 "at least {} left (the split tasks running, at their subtasks' pace)",
                 human(longest)
-            ),
+            )
         }
     }
 
