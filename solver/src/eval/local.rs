@@ -19,8 +19,10 @@ use amazons_format::fasthash::Fast;
 use amazons_format::Color;
 use std::collections::HashMap;
 
-/// Transposition-table entries kept before the table is cleared.
-const TT_CAP: usize = 1 << 20;
+/// Transposition-table entries kept before the table is cleared: few enough (about 1 MB)
+/// to stay in cache. A 6x4 task solved 0.86 times as long as with 2^20 entries, a 6x5
+/// subtask 0.93; 2^12 was no faster than 2^14 (BENCHMARKS.md, "Search design").
+const TT_CAP: usize = 1 << 14;
 
 /// Areas whose values are remembered before that memo is cleared.
 const AREAS_CAP: usize = 1 << 18;
