@@ -168,3 +168,58 @@ fn human(t: Duration) -> String {
 
 /// Tasks in flight this long are named in the progress line.
 pub(super) const LONG_TASK: Duration = Duration::from_secs(60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn before_any_task_finishes_the_overall_line_takes_the_split_tasks_estimates() {
+        let split = |name: &str, hours: Option<u64>| Running {
+            name: name.into(),
+            elapsed: Duration::from_secs(600),
+            subtasks: 3,
+            levels: vec![(3, 100)],
+            rung: None,
+            left: hours.map(|h| Duration::from_secs(h * 3600)),
+        };
+        let at = |total: usize, running: Vec<Running>| {
+            Progress {
+                done: 95,
+                total,
+                resumed: 95,
+                nodes: 0,
+                searched: 1000,
+                elapsed: Duration::from_secs(600),
+                last: "none yet".into(),
+                running,
+                helped: 0,
+                finished: false,
+                pass: None,
+            }
+            .line()
+        };
+        // Two split tasks side by side, nothing else left: the longer one's time is all of it.
+        let both = at(97, vec![split("a", Some(3)), split("b", Some(10))]);
+        assert!(
+            both.contains(", 600.0 s elapsed, about 10.0 h left; last"),
+            "{both}"
+        );
+        // Tasks still waiting: the running ones' time is only a lower bound.
+        let waiting = at(250, vec![split("a", Some(3)), split("b", Some(10))]);
+        assert!(
+            waiting.contains(
+                ", at least about 10.0 h left (the split tasks running, at their subtasks' pace); last"
+            ),
+            "{waiting}"
+        );
+        // A running task without an estimate of its own makes it a lower bound too.
+        let unpaced = at(97, vec![split("a", None), split("b", Some(3))]);
+        assert!(
+            unpaced.contains(", at least about 3.0 h left ("),
+            "{unpaced}"
+        );
+        let none = at(97, vec![split("a", None), split("b", None)]);
+        assert!(none.contains(", no estimate yet; last"), "{none}");
+    }
+}
