@@ -94,10 +94,14 @@ pub fn examine(path: &Path, position: &Position) -> Found {
     }
     if !crate::verified::is_checked(run, &hash) {
         let shards = crate::verified::RunShards::new(run);
-        if let Err(e) = amazons_checker::check_with(&cert, &shards) {
-            return damaged(format!("rejected by the checker: {e}"));
-        }
+        let mut report = match amazons_checker::check_with(&cert, &shards) {
+            Ok(report) => report,
+            Err(e) => return damaged(format!("rejected by the checker: {e}")),
+        };
         crate::verified::mark_checked(run, &hash);
+        if shards.complete(&mut report) {
+            crate::verified::mark_checked_here(&hash, &report);
+        }
     }
     Found::Good(Done {
         winner: cert.root.winner,

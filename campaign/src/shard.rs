@@ -271,6 +271,8 @@ mod records;
 mod split;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verified_tests;
 
 pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;

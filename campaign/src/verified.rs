@@ -14,13 +14,21 @@
 //!
 //! This memory only decides what the *solver* believes is finished. It is never trusted
 //! for a result: `amazons check`, the final check of `amazons solve --shards` and CI check
-//! every shard in full with the checker alone. A damaged or forged `verified.tsv` can make
-//! a resumed run keep a bad shard, which the full check then rejects; it cannot make a
-//! false claim verify.
+//! every shard with the checker alone. A damaged or forged `verified.tsv` can make a
+//! resumed run keep a bad shard, which the full check then rejects; it cannot make a false
+//! claim verify.
+//!
+//! The final check of a run skips only the shards that this very process checked in full
+//! ([`checked_here`]): their exact bytes, decoded from the encoding that was written, went
+//! through the checker, and so did every shard below them. A shard file read back is
+//! found by the hash of its body, so a file changed since has another hash and is checked
+//! again. Nothing read from `verified.tsv` counts there.
 
+use amazons_checker::Report;
 use amazons_solver::db::store::hex;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The file beside `shards/` that lists the shards checked before.
@@ -32,6 +40,37 @@ pub const FINGERPRINT: &str = env!("AMAZONS_CHECKER_FINGERPRINT");
 
 /// Body hashes known to have checked, per run directory.
 static KNOWN: Mutex<Option<HashMap<PathBuf, HashSet<[u8; 32]>>>> = Mutex::new(None);
+
+/// What a check in full found below one shard: its own steps, and the shards it cites,
+/// directly or not, with their steps (the checker's [`Report`] figures).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub steps: usize,
+    pub shards: usize,
+    pub shard_steps: usize,
+}
+
+/// Body hashes of the shards this process checked in full, with what the check counted.
+static HERE: Mutex<Option<HashMap<[u8; 32], Counts>>> = Mutex::new(None);
+
+/// Records that this process checked the shard with body hash `hash` in full: its steps,
+/// decoded from its encoding, and every shard below it, each by this process's checker.
+pub fn mark_checked_here(hash: &[u8; 32], report: &Report) {
+    let counts = Counts {
+        steps: report.steps,
+        shards: report.shards,
+        shard_steps: report.shard_steps,
+    };
+    let mut here = HERE.lock().unwrap_or_else(|p| p.into_inner());
+    here.get_or_insert_with(HashMap::new).insert(*hash, counts);
+}
+
+/// What this process's check in full of the shard with body hash `hash` counted, if it
+/// made one.
+pub fn checked_here(hash: &[u8; 32]) -> Option<Counts> {
+    let here = HERE.lock().unwrap_or_else(|p| p.into_inner());
+    here.as_ref()?.get(hash).copied()
+}
 
 fn parse_hex(text: &str) -> Option<[u8; 32]> {
     if text.len() != 64 || !text.is_ascii() {
@@ -89,34 +128,81 @@ pub fn mark_checked(dir: &Path, hash: &[u8; 32]) {
     }
 }
 
-/// Shard files of a run directory for the checker, telling it which ones this solver has
-/// already checked so that a manifest's check does not check them again. The directory is
-/// indexed on the first shard asked for (most shards cite none).
+/// Shard files of a run directory for the checker, telling it which ones were checked
+/// before so that a manifest's check does not check them again. The directory is indexed
+/// on the first shard asked for (most shards cite none).
 pub struct RunShards<'a> {
     dir: &'a Path,
     files: std::sync::OnceLock<amazons_checker::cli::DirShards>,
+    /// Only the shards this process checked in full count as checked (the final check),
+    /// not those `verified.tsv` names.
+    here_only: bool,
+    /// The shards skipped as checked in full by this process, to add their counts.
+    skipped_here: Mutex<Vec<[u8; 32]>>,
+    /// Whether some shard was skipped on the word of `verified.tsv` alone.
+    leaned_on_file: AtomicBool,
 }
 
 impl RunShards<'_> {
-    /// The shard files in `DIR/shards`, with what `DIR` remembers.
+    /// The shard files in `DIR/shards`, with what `DIR` remembers (`verified.tsv` and
+    /// this process).
     pub fn new(dir: &Path) -> RunShards<'_> {
         RunShards {
             dir,
             files: std::sync::OnceLock::new(),
+            here_only: false,
+            skipped_here: Mutex::new(Vec::new()),
+            leaned_on_file: AtomicBool::new(false),
         }
+    }
+
+    /// The shard files in `DIR/shards`, skipping only those this process checked in full
+    /// (the final check of a run: see the module's doc).
+    pub fn checked_here_only(dir: &Path) -> RunShards<'_> {
+        RunShards {
+            here_only: true,
+            ..RunShards::new(dir)
+        }
+    }
+
+    fn files(&self) -> &amazons_checker::cli::DirShards {
+        self.files
+            .get_or_init(|| amazons_checker::cli::DirShards::scan(&self.dir.join("shards")))
+    }
+
+    /// Completes `report`, a check's with these shards, with the counts of the shards it
+    /// skipped as checked in full by this process, and says whether it is then a check in
+    /// full: no shard was skipped on the word of `verified.tsv` alone.
+    pub fn complete(&self, report: &mut Report) -> bool {
+        let skipped = self.skipped_here.lock().unwrap_or_else(|p| p.into_inner());
+        for counts in skipped.iter().filter_map(checked_here) {
+            report.shards += counts.shards;
+            report.shard_steps += counts.steps + counts.shard_steps;
+        }
+        !self.leaned_on_file.load(Ordering::Relaxed)
     }
 }
 
 impl amazons_checker::Shards for RunShards<'_> {
     fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
-        let files = self
-            .files
-            .get_or_init(|| amazons_checker::cli::DirShards::scan(&self.dir.join("shards")));
-        amazons_checker::Shards::get(files, hash)
+        amazons_checker::Shards::get(self.files(), hash)
     }
 
     fn already_checked(&self, hash: &[u8; 32]) -> bool {
-        is_checked(self.dir, hash)
+        if checked_here(hash).is_some() {
+            let mut skipped = self.skipped_here.lock().unwrap_or_else(|p| p.into_inner());
+            skipped.push(*hash);
+            return true;
+        }
+        if !self.here_only && is_checked(self.dir, hash) {
+            self.leaned_on_file.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+
+    fn declared_steps(&self, hash: &[u8; 32]) -> Option<u64> {
+        amazons_checker::Shards::declared_steps(self.files(), hash)
     }
 }
 

@@ -28,6 +28,8 @@ pub(crate) struct Solved {
     pub(crate) done: Done,
     /// Steps, `Search` steps and where the time went, for `decisions.tsv`.
     pub(crate) summary: String,
+    /// What the checker counted in it.
+    pub(crate) report: amazons_checker::Report,
 }
 
 impl Solved {
@@ -43,6 +45,7 @@ impl Solved {
             &self.summary,
         );
         crate::verified::mark_checked(dir, &self.done.hash);
+        crate::verified::mark_checked_here(&self.done.hash, &self.report);
     }
 }
 
@@ -96,15 +99,24 @@ pub(crate) fn solve_bytes(
     let solve_time = t.elapsed();
     let searches = amazons_solver::compact::published_form(&mut solved.certificate, as_extracted);
     let priced_time = t.elapsed() - solve_time;
-    let report = amazons_checker::check(&solved.certificate).map_err(|e| {
-        fail(format!(
-            "the checker rejected the shard (a solver bug): {e}"
-        ))
-    })?;
-    let check_time = t.elapsed() - solve_time - priced_time;
+    // The checker reads the shard as it will be on disk: decoded from its encoding, so
+    // that this check counts for exactly these bytes (`verified::checked_here`).
     let bytes = amazons_format::encode(&solved.certificate).map_err(|e| fail(e.to_string()))?;
     let body = amazons_format::file::verified_body(&bytes).map_err(|e| fail(e.to_string()))?;
     let hash = amazons_format::hash_body(body);
+    // Only the figures are needed from here on: the decoded copy replaces the original.
+    let (winner, nodes) = (solved.winner, solved.certificate.meta.nodes);
+    drop(solved);
+    let report = amazons_format::decode(&bytes)
+        .map_err(|e| fail(format!("the shard does not decode (a format bug): {e}")))
+        .and_then(|decoded| {
+            amazons_checker::check(&decoded).map_err(|e| {
+                fail(format!(
+                    "the checker rejected the shard (a solver bug): {e}"
+                ))
+            })
+        })?;
+    let check_time = t.elapsed() - solve_time - priced_time;
     let summary = format!(
         "{} steps ({} of them `Search`, {} chosen by price), {} bytes raw; {:.1} s search and extraction, {:.1} s choosing the Search steps, {:.1} s check",
         report.steps,
@@ -117,9 +129,9 @@ pub(crate) fn solve_bytes(
     );
     // Figures from the shard's own metadata, so a resumed run assembles the same manifest.
     let done = Done {
-        winner: solved.winner,
+        winner,
         hash,
-        nodes: solved.certificate.meta.nodes,
+        nodes,
         millis: t.elapsed().as_millis() as u64,
         bytes: bytes.len() as u64,
         resumed: false,
@@ -129,6 +141,7 @@ pub(crate) fn solve_bytes(
         bytes,
         done,
         summary,
+        report,
     })
 }
 

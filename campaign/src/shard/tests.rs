@@ -255,51 +255,6 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
 }
 
 #[test]
-fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
-    let (p, _, winning) = black_to_move();
-    let g = Geometry::new(p.board);
-    let child = Pos::from_position(&p).play(winning).to_position(&g);
-    let dir = tempdir("verified");
-    let done = solve_position(&dir, &child, "t", &p, &small_table(), false).expect("solved");
-    let hex = amazons_solver::db::store::hex(&done.hash);
-    let record = std::fs::read_to_string(dir.join(crate::verified::VERIFIED_FILE));
-    if !crate::verified::FINGERPRINT.is_empty() {
-        assert!(record.expect("verified.tsv").contains(&hex));
-    }
-    assert!(crate::verified::is_checked(&dir, &done.hash));
-    assert_eq!(
-        existing_at(&shard_file(&dir, "t"), &child).map(|d| d.hash),
-        Some(done.hash)
-    );
-
-    // The same shard with its last step dropped no longer proves its claim.
-    let mut cert = amazons_format::decode(
-        &amazons_format::stored::read(&shard_file(&dir, "t")).expect("read"),
-    )
-    .expect("decode");
-    cert.steps.pop();
-    assert!(amazons_checker::check(&cert).is_err());
-    let bad = amazons_format::encode(&cert).expect("encode");
-    let bad_hash =
-        amazons_format::hash_body(amazons_format::file::verified_body(&bad).expect("body"));
-    let other = tempdir("verified-bad");
-    write_atomic(&shard_file(&other, "t"), &bad).expect("write");
-    assert!(
-        existing_at(&shard_file(&other, "t"), &child).is_none(),
-        "a shard that does not check is not taken"
-    );
-    assert!(!crate::verified::is_checked(&other, &bad_hash));
-    // Only a record that this very body checked (here forged) makes the solver take it;
-    // the checker on its own still rejects it, and results are only ever its word.
-    crate::verified::mark_checked(&other, &bad_hash);
-    assert!(existing_at(&shard_file(&other, "t"), &child).is_some());
-    let shards = amazons_checker::cli::DirShards::scan(&other.join("shards"));
-    assert!(amazons_checker::check_with(&cert, &shards).is_err());
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&other);
-}
-
-#[test]
 fn a_refuted_guess_leaves_no_shards_and_every_move_split_finds_the_win() {
     let (p, losing, winning, opts, dir, pool) = setup("guess");
     // A sibling whose name shares a prefix must survive the clean-up.

@@ -197,10 +197,15 @@ fn sharded_solve_json_names_the_manifest() {
         .expect("shards")
         .count() as u64;
     assert_eq!(v["shards"].as_u64(), Some(shard_files));
-    // Resumed: every task found on disk, the same root hash.
+    // Resumed: every task found on disk, the same root hash. The fresh run's final check
+    // skipped the shards it had checked as it wrote them; the resumed run, a new process,
+    // checks every one again: the counts agree.
     let again = json(&args);
     assert_eq!(again["resumed"], again["tasks"]);
     assert_eq!(again["root_blake3"], v["root_blake3"]);
+    assert!(v["shard_steps"].as_u64().is_some_and(|n| n > 0), "{v}");
+    assert_eq!(again["shard_steps"], v["shard_steps"]);
+    assert_eq!(again["shards"], v["shards"]);
 }
 
 #[test]
