@@ -279,8 +279,8 @@ use manifest::manifest_of;
 pub(crate) use manifest::refresh;
 pub use manifest::{assemble, collect, manifest_stale, rewrite_md};
 use pool::*;
-pub use progress::{Done, Progress, Running};
-use progress::{LONG_TASK, REPORT_EVERY};
+use progress::{rung_pace, LONG_TASK, REPORT_EVERY};
+pub use progress::{Done, Progress, RungPace, Running};
 pub(crate) use records::record_time;
 use records::*;
 pub use records::{
@@ -567,7 +567,7 @@ pub fn run(
     let per_thread = Options {
         hash_mib: (opts.hash_mib / threads).max(1),
         progress: false,
-        live_nodes: Some(searched.clone()),
+        live_nodes: vec![searched.clone()],
         ..opts.clone()
     };
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(vec![None; plan.tasks.len()]);
@@ -649,6 +649,7 @@ pub fn run(
                     },
                     levels: pool.levels(name),
                     rung: pool.rung(name),
+                    rung_pace: pool.rung_pace(name),
                     left: pool.time_left(name),
                 })
                 .collect(),

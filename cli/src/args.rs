@@ -399,7 +399,7 @@ impl SearchFlags {
             eval: self.eval.config(),
             db: self.eval.database()?,
             active_db: self.eval.active_database()?,
-            live_nodes: None,
+            live_nodes: Vec::new(),
             numbers: self.numbers.into(),
             max_steps,
         })

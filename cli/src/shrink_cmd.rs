@@ -84,7 +84,7 @@ pub(crate) fn run(a: ShrinkArgs) -> Result<ExitCode> {
     };
     let searched = Arc::new(AtomicU64::new(0));
     let opts = amazons_solver::Options {
-        live_nodes: Some(searched.clone()),
+        live_nodes: vec![searched.clone()],
         ..flags.options(hash, a.max_nodes, None)?
     };
     let rule = shrink::rule_name(opts.numbers);

@@ -29,10 +29,10 @@ pub struct Options {
     pub db: Option<std::sync::Arc<crate::db::Database>>,
     /// The active-area (combinatorial game) database, when loaded.
     pub active_db: Option<std::sync::Arc<crate::db::active::ActiveDb>>,
-    /// A counter that every search with these options adds its nodes to as it goes (in
+    /// Counters that every search with these options adds its nodes to as it goes (in
     /// steps of 4096, the rest when it ends): the live node count of a run that has many
-    /// searches at once, such as a sharded solve.
-    pub live_nodes: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// searches at once, such as a sharded solve, and of one of its tasks.
+    pub live_nodes: Vec<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// How a node's disproof number is made from its children's proof numbers.
     pub numbers: Numbers,
     /// Give up proof extraction past this many certificate steps (see
@@ -74,7 +74,7 @@ impl Default for Options {
             eval: Some(EvalConfig::default()),
             db: None,
             active_db: None,
-            live_nodes: None,
+            live_nodes: Vec::new(),
             numbers: Numbers::default(),
             max_steps: None,
         }
@@ -114,13 +114,13 @@ pub struct Search<'g> {
     /// early position has hundreds of children; allocating the list each time was a
     /// tenth of the search time).
     spare_kids: Vec<Vec<Kid>>,
-    live: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    live: Vec<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     numbers: Numbers,
 }
 
 impl Drop for Search<'_> {
     fn drop(&mut self) {
-        if let Some(live) = &self.live {
+        for live in &self.live {
             live.fetch_add(
                 self.base.nodes % LIVE_STEP,
                 std::sync::atomic::Ordering::Relaxed,
@@ -236,7 +236,7 @@ impl<'g> Search<'g> {
         if aborted() {
             self.base.stopped = true;
         }
-        if let Some(live) = &self.live {
+        for live in &self.live {
             live.fetch_add(LIVE_STEP, std::sync::atomic::Ordering::Relaxed);
         }
         if self.base.progress {

@@ -480,7 +480,7 @@ pub fn blocker_census(
         eval: Some(EvalConfig::default()),
         db: Some(db),
         active_db: None,
-        live_nodes: None,
+        live_nodes: Vec::new(),
         numbers: Default::default(),
         max_steps: None,
     };
@@ -776,7 +776,7 @@ pub fn run_table(file: &Path, opts: &TableOptions) -> Result<BoardTable, Testset
                     eval: cfg.eval,
                     db: cfg.db.clone(),
                     active_db: cfg.active.clone(),
-                    live_nodes: None,
+                    live_nodes: Vec::new(),
                     numbers: Default::default(),
                     max_steps: None,
                 };

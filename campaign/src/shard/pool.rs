@@ -16,7 +16,15 @@ pub(crate) struct Pool {
     /// Every task of the run has been taken by a thread.
     pub(super) all_taken: std::sync::atomic::AtomicBool,
     /// The rung each task or subtask is being solved whole on, by name, while it is.
-    rungs: Mutex<std::collections::HashMap<String, String>>,
+    rungs: Mutex<std::collections::HashMap<String, OnRung>>,
+}
+
+/// A task on a rung of the ladder: the rung's budget, the nodes its search has made so
+/// far, and when it began.
+struct OnRung {
+    budget: u64,
+    nodes: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    since: Instant,
 }
 
 impl Pool {
@@ -26,10 +34,22 @@ impl Pool {
         self.all_taken.load(Ordering::SeqCst) && self.active.load(Ordering::SeqCst) <= 1
     }
 
-    /// Notes that `name` is now solved whole with a budget of `nodes`.
-    pub(super) fn set_rung(&self, name: &str, nodes: u64) {
+    /// Notes that `name` is now solved whole with a budget of `budget` nodes; its search
+    /// adds its nodes to the counter returned.
+    pub(super) fn set_rung(
+        &self,
+        name: &str,
+        budget: u64,
+    ) -> std::sync::Arc<std::sync::atomic::AtomicU64> {
+        let nodes = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let mut rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
-        rungs.insert(name.to_string(), crate::decisions::nodes(nodes));
+        let on = OnRung {
+            budget,
+            nodes: nodes.clone(),
+            since: Instant::now(),
+        };
+        rungs.insert(name.to_string(), on);
+        nodes
     }
 
     /// Notes that `name` is no longer solved whole.
@@ -41,7 +61,15 @@ impl Pool {
     /// The rung `name` is being solved whole on, if it is.
     pub(crate) fn rung(&self, name: &str) -> Option<String> {
         let rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
-        rungs.get(name).cloned()
+        rungs.get(name).map(|on| crate::decisions::nodes(on.budget))
+    }
+
+    /// How far `name` has come on its rung, once its search has counted some nodes.
+    pub(crate) fn rung_pace(&self, name: &str) -> Option<RungPace> {
+        let rungs = self.rungs.lock().unwrap_or_else(|p| p.into_inner());
+        let on = rungs.get(name)?;
+        let nodes = on.nodes.load(Ordering::Relaxed);
+        rung_pace(on.budget, nodes, on.since.elapsed())
     }
 
     pub(super) fn lists(&self) -> std::sync::MutexGuard<'_, Vec<std::sync::Arc<SubList>>> {

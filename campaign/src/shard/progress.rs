@@ -59,6 +59,30 @@ pub struct Running {
     /// For a split task, the time its top level still needs at the pace of the subtasks
     /// proved so far in this run ([`Pool::time_left`]).
     pub left: Option<Duration>,
+    /// For a task on a rung, how far its search has come on it.
+    pub rung_pace: Option<RungPace>,
+}
+
+/// How far a task has come on its rung: the share of the rung's nodes searched, and the
+/// time the rest takes at the pace so far (the most the rung's search can still take;
+/// the task may be proved sooner, or go on to the next rung).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RungPace {
+    pub share: f64,
+    pub left: Duration,
+}
+
+/// The pace of a rung of `budget` nodes whose search has made `nodes` in `elapsed`: `None`
+/// before it has counted any.
+pub(super) fn rung_pace(budget: u64, nodes: u64, elapsed: Duration) -> Option<RungPace> {
+    if nodes == 0 || budget == 0 {
+        return None;
+    }
+    let rest = budget.saturating_sub(nodes) as f64;
+    Some(RungPace {
+        share: (nodes as f64 / budget as f64).min(1.0),
+        left: Duration::from_secs_f64(elapsed.as_secs_f64() * rest / nodes as f64),
+    })
 }
 
 impl Progress {
@@ -135,9 +159,14 @@ impl Progress {
                     0 => String::new(),
                     _ => format!("; subtasks proved per level {}{left}", levels.join(" > ")),
                 };
-                let rung = match &r.rung {
-                    Some(rung) => format!(", on the {rung} rung"),
-                    None => String::new(),
+                let rung = match (&r.rung, r.rung_pace) {
+                    (Some(rung), Some(pace)) => format!(
+                        ", on the {rung} rung, {:.0}% of its nodes, its search over within {} at this pace",
+                        100.0 * pace.share,
+                        human(pace.left)
+                    ),
+                    (Some(rung), None) => format!(", on the {rung} rung"),
+                    _ => String::new(),
                 };
                 match r.subtasks {
                     0 => format!("{} ({min:.0} min{rung}{levels})", r.name),
@@ -182,6 +211,7 @@ mod tests {
             levels: vec![(3, 100)],
             rung: None,
             left: hours.map(|h| Duration::from_secs(h * 3600)),
+            rung_pace: None,
         };
         let at = |total: usize, running: Vec<Running>| {
             Progress {
@@ -221,5 +251,56 @@ mod tests {
         );
         let none = at(97, vec![split("a", None), split("b", None)]);
         assert!(none.contains(", no estimate yet; last"), "{none}");
+    }
+
+    #[test]
+    fn a_task_on_a_rung_shows_how_far_its_search_has_come() {
+        // A quarter of the rung's nodes in 10 minutes: the rest takes 30 more.
+        let pace = rung_pace(1_000_000_000, 250_000_000, Duration::from_secs(600));
+        assert_eq!(
+            pace,
+            Some(RungPace {
+                share: 0.25,
+                left: Duration::from_secs(1800)
+            })
+        );
+        assert_eq!(rung_pace(1_000_000_000, 0, Duration::from_secs(5)), None);
+        // Past its budget (the last nodes counted as the search stops): nothing left.
+        let past = rung_pace(100, 120, Duration::from_secs(5)).expect("pace");
+        assert_eq!((past.share, past.left), (1.0, Duration::ZERO));
+        let on_rung = |pace: Option<RungPace>| {
+            Progress {
+                done: 0,
+                total: 224,
+                resumed: 0,
+                nodes: 0,
+                searched: 250_000_000,
+                elapsed: Duration::from_secs(600),
+                last: "none yet".into(),
+                running: vec![Running {
+                    name: "091-b1-b6xc7".into(),
+                    elapsed: Duration::from_secs(600),
+                    subtasks: 0,
+                    levels: Vec::new(),
+                    rung: Some("1G nodes".into()),
+                    left: None,
+                    rung_pace: pace,
+                }],
+                helped: 0,
+                finished: false,
+                pass: None,
+            }
+            .line()
+        };
+        let line = on_rung(pace);
+        assert!(
+            line.ends_with("; running 091-b1-b6xc7 (10 min, on the 1G nodes rung, 25% of its nodes, its search over within about 30 min at this pace)"),
+            "{line}"
+        );
+        let early = on_rung(None);
+        assert!(
+            early.ends_with("; running 091-b1-b6xc7 (10 min, on the 1G nodes rung)"),
+            "{early}"
+        );
     }
 }

@@ -667,12 +667,13 @@ impl<'a> Split<'a> {
             }
         };
         let attempt = |rung: crate::ladder::Rung| {
-            self.pool.set_rung(name, rung.nodes);
-            let opts = Options {
+            let counter = self.pool.set_rung(name, rung.nodes);
+            let mut opts = Options {
                 max_nodes: Some(rung.nodes),
                 hash_mib: rung.table_mib,
                 ..self.opts.clone()
             };
+            opts.live_nodes.push(counter);
             solve_position(
                 self.dir,
                 position,

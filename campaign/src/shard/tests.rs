@@ -208,9 +208,17 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     assert_eq!(pool.levels("u"), vec![(0, 1)]);
     assert!(pool.levels("t.000-a").is_empty());
     assert!(pool.levels("v").is_empty());
-    pool.set_rung("t", 1_000_000_000);
+    let counter = pool.set_rung("t", 1_000_000_000);
     assert_eq!(pool.rung("t").as_deref(), Some("1G nodes"));
     assert_eq!(pool.rung("u"), None);
+    assert_eq!(
+        pool.rung_pace("t"),
+        None,
+        "no pace before the search counts nodes"
+    );
+    counter.fetch_add(250_000_000, Ordering::Relaxed);
+    let pace = pool.rung_pace("t").expect("a pace once it counts");
+    assert_eq!(pace.share, 0.25);
     pool.clear_rung("t");
     assert_eq!(pool.rung("t"), None);
     pool.close_list(&deeper);
@@ -240,6 +248,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
             levels: vec![(46, 180), (3, 25)],
             rung: Some("1G nodes".into()),
             left: Some(Duration::from_secs(8 * 3600 + 1800)),
+            rung_pace: None,
         }],
         helped: 0,
         finished: false,

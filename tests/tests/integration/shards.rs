@@ -255,6 +255,7 @@ fn running(name: &str, secs: u64, subtasks: usize) -> shard::Running {
         levels: Vec::new(),
         rung: None,
         left: None,
+        rung_pace: None,
     }
 }
 
