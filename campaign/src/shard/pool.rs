@@ -123,16 +123,16 @@ impl Pool {
     }
 
     /// The time the split of task `name` still needs, estimated from its top level: the
-    /// subtasks not yet proved, each at the mean wall time of those proved in this run (on
-    /// one thread; idle threads that help make it shorter). `None` before one is proved,
+    /// subtasks not yet proved, each at the larger of the mean wall time of those proved
+    /// in this run and the wall time per subtask proved since the list began in this run
+    /// (which counts the time of subtasks still in flight). `None` before one is proved,
     /// or for a task not split.
     pub(crate) fn time_left(&self, name: &str) -> Option<Duration> {
         let open = self.open_lists();
         let list = open.iter().find(|l| l.parent() == Some(name))?;
         let (proved, millis, solved_now) = list.pace();
-        let mean = millis.checked_div(solved_now as u64)?;
-        let left = list.items.len().saturating_sub(proved) as u64;
-        Some(Duration::from_millis(mean.saturating_mul(left)))
+        let left = list.items.len().saturating_sub(proved);
+        pace_left(list.since.elapsed(), millis, solved_now, left)
     }
 
     /// Claims and proves one subtask of some published list (the newest with one left),
@@ -213,6 +213,8 @@ pub(super) struct SubList {
     /// Subtasks of the same split proved before this list (in its quick pass): counted
     /// in the progress line, so that it shows the whole split.
     pub(super) earlier: usize,
+    /// When this run made the list.
+    since: Instant,
     state: Mutex<ListState>,
     changed: std::sync::Condvar,
 }
@@ -238,6 +240,7 @@ impl SubList {
             decisive,
             cap,
             earlier: 0,
+            since: Instant::now(),
             state: Mutex::new(ListState {
                 next: 0,
                 stop: false,
@@ -325,4 +328,20 @@ impl SubList {
     pub(super) fn take_results(&self) -> Vec<Option<Result<Done, Attempt>>> {
         std::mem::take(&mut self.state().results)
     }
+}
+
+/// The time `left` subtasks take when `solved_now` were proved in this run, in `millis`
+/// of their own in all, over `wall` since their list began: each at the larger of the
+/// mean and the wall time per subtask proved. `None` before one is proved.
+pub(super) fn pace_left(
+    wall: Duration,
+    millis: u64,
+    solved_now: usize,
+    left: usize,
+) -> Option<Duration> {
+    let mean = millis.checked_div(solved_now as u64)?;
+    let per_wall = wall.as_millis() as u64 / solved_now as u64;
+    Some(Duration::from_millis(
+        mean.max(per_wall).saturating_mul(left as u64),
+    ))
 }

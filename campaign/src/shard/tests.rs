@@ -191,8 +191,10 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
     deeper.claim();
     deeper.put(0, Ok(proved()));
     assert_eq!(pool.levels("t"), vec![(1, 4), (1, 2)]);
-    // One of four top subtasks proved in 1 ms: three left at that pace.
-    assert_eq!(pool.time_left("t"), Some(Duration::from_millis(3)));
+    // One of four top subtasks proved in 1 ms: three left at that pace, or slower if the
+    // wall time since the list began is longer (see `pace_left` below).
+    let left = pool.time_left("t").expect("a pace");
+    assert!(left >= Duration::from_millis(3), "{left:?}");
     assert_eq!(pool.time_left("u"), None, "nothing proved yet");
     assert_eq!(pool.time_left("t.000-a"), None, "not split");
     // A subtask found on disk counts as proved but sets no pace.
@@ -204,10 +206,25 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
             ..proved()
         }),
     );
-    assert_eq!(pool.time_left("t"), Some(Duration::from_millis(2)));
+    let left = pool.time_left("t").expect("a pace");
+    assert!(
+        left >= Duration::from_millis(2) && left < Duration::from_secs(60),
+        "the resumed subtask's 1,000 s set no pace: {left:?}"
+    );
     assert_eq!(pool.levels("u"), vec![(0, 1)]);
     assert!(pool.levels("t.000-a").is_empty());
     assert!(pool.levels("v").is_empty());
+    // A subtask in flight for long slows the pace: 10 s of wall time since the list
+    // began and one subtask proved (in 1 ms of its own) make 10 s a subtask.
+    assert_eq!(
+        pace_left(Duration::from_secs(10), 1, 1, 3),
+        Some(Duration::from_secs(30))
+    );
+    assert_eq!(
+        pace_left(Duration::from_millis(1), 8_000, 2, 3),
+        Some(Duration::from_secs(12))
+    );
+    assert_eq!(pace_left(Duration::from_secs(10), 0, 0, 3), None);
     let counter = pool.set_rung("t", 1_000_000_000);
     assert_eq!(pool.rung("t").as_deref(), Some("1G nodes"));
     assert_eq!(pool.rung("u"), None);
