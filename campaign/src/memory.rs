@@ -1,8 +1,8 @@
 //! The table size of a campaign from the machine's free memory, and the table a search of N nodes fills.
 
-/// The share of `MemAvailable` a campaign's tables may use, in percent: the rest is the
-/// margin for proofs being extracted, checked and written (some GB per thread for a task
-/// with tens of millions of steps), other processes and the page cache.
+/// The share of the available memory a campaign's tables may use, in percent: the rest is
+/// the margin for proofs being extracted, checked and written (some GB per thread for a
+/// task with tens of millions of steps), other processes and the page cache.
 pub const SHARE_PERCENT: usize = 50;
 
 /// Smallest table a rung of the ladder gets, in MiB.
@@ -11,11 +11,27 @@ pub const MIN_TABLE_MIB: usize = 16;
 /// Entries a MiB of table holds (64-byte buckets of four slots).
 const ENTRIES_PER_MIB: u64 = (1 << 20) / 64 * 4;
 
-/// The `MemAvailable` line of `/proc/meminfo`, in MiB.
-pub fn mem_available_mib(meminfo: &str) -> Option<usize> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+/// A line `NAME: N kB` of `/proc/meminfo`, in MiB.
+fn meminfo_mib(meminfo: &str, name: &str) -> Option<usize> {
+    let line = meminfo
+        .lines()
+        .find(|l| l.split(':').next() == Some(name))?;
     let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024)
+}
+
+/// The `MemAvailable` line of `/proc/meminfo`, in MiB.
+pub fn mem_available_mib(meminfo: &str) -> Option<usize> {
+    meminfo_mib(meminfo, "MemAvailable")
+}
+
+/// The memory not yet promised to any process, in MiB: `MemTotal` less `Committed_AS`.
+/// A table is mapped at once but only takes memory as its pages are first written, so
+/// `MemAvailable` does not yet count the untouched part of another campaign's fresh table;
+/// `Committed_AS` does.
+pub fn uncommitted_mib(meminfo: &str) -> Option<usize> {
+    let total = meminfo_mib(meminfo, "MemTotal")?;
+    Some(total.saturating_sub(meminfo_mib(meminfo, "Committed_AS")?))
 }
 
 /// A table size chosen from free memory.
@@ -23,8 +39,12 @@ pub fn mem_available_mib(meminfo: &str) -> Option<usize> {
 pub struct Choice {
     /// The whole table of the run, in MiB (shared among its threads).
     pub mib: usize,
-    /// `MemAvailable` when it was chosen, in MiB.
+    /// The memory available when it was chosen, in MiB: the smaller of `MemAvailable` and
+    /// the memory not yet promised ([`uncommitted_mib`]).
     pub available_mib: usize,
+    /// `MemAvailable` then, when it was the larger (other processes had memory promised
+    /// that they had not used yet).
+    pub mem_available_mib: Option<usize>,
 }
 
 impl Choice {
@@ -33,13 +53,42 @@ impl Choice {
         Choice {
             mib: (available_mib * SHARE_PERCENT / 100).max(MIN_TABLE_MIB),
             available_mib,
+            mem_available_mib: None,
+        }
+    }
+
+    /// The choice for the memory `meminfo` (`/proc/meminfo`'s text) describes: from
+    /// `MemAvailable`, or from the memory not yet promised where that is less.
+    pub fn from_meminfo(meminfo: &str) -> Option<Choice> {
+        let available = mem_available_mib(meminfo)?;
+        match uncommitted_mib(meminfo) {
+            Some(free) if free < available => Some(Choice {
+                mem_available_mib: Some(available),
+                ..Choice::from_available(free)
+            }),
+            _ => Some(Choice::from_available(available)),
         }
     }
 
     /// The choice for this machine, from `/proc/meminfo`; `None` where it cannot be read.
     pub fn for_this_machine() -> Option<Choice> {
-        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-        mem_available_mib(&text).map(Choice::from_available)
+        Choice::from_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?)
+    }
+
+    /// How the choice was made, for the run's `table:` line and `decisions.tsv`.
+    pub fn describe(&self, threads: usize) -> String {
+        let of = match self.mem_available_mib {
+            None => format!("{} MiB available", self.available_mib),
+            Some(m) => format!(
+                "{} MiB not yet promised to any process, less than the {m} MiB available",
+                self.available_mib
+            ),
+        };
+        format!(
+            "{} MiB from free memory ({SHARE_PERCENT}% of {of}), {} MiB per thread",
+            self.mib,
+            self.mib / threads.max(1)
+        )
     }
 }
 
@@ -74,6 +123,45 @@ mod tests {
         let c = Choice::from_available(20000);
         assert_eq!(c.mib, 10000);
         assert_eq!(Choice::from_available(3).mib, MIN_TABLE_MIB);
+    }
+
+    #[test]
+    fn memory_promised_but_not_yet_used_is_not_available() {
+        // Nothing promised beyond what is in use: MemAvailable decides.
+        let idle = "MemTotal: 24576000 kB\nMemAvailable: 20480000 kB\nCommitted_AS: 2048000 kB\n";
+        assert_eq!(uncommitted_mib(idle), Some(22000));
+        let c = Choice::from_meminfo(idle).expect("choice");
+        assert_eq!(
+            (c.mib, c.available_mib, c.mem_available_mib),
+            (10000, 20000, None)
+        );
+        assert_eq!(
+            c.describe(2),
+            "10000 MiB from free memory (50% of 20000 MiB available), 5000 MiB per thread"
+        );
+        // Another campaign's 12,000 MiB table, mapped but a quarter written: MemAvailable
+        // still counts the rest as free, the memory promised does not.
+        let busy = "MemTotal: 24576000 kB\nMemAvailable: 17408000 kB\nCommitted_AS: 14336000 kB\n";
+        let c = Choice::from_meminfo(busy).expect("choice");
+        assert_eq!(
+            (c.mib, c.available_mib, c.mem_available_mib),
+            (5000, 10000, Some(17000))
+        );
+        assert!(
+            c.describe(1).contains("(50% of 10000 MiB not yet promised to any process, less than the 17000 MiB available)"),
+            "{}",
+            c.describe(1)
+        );
+        // Promised more than there is: the smallest table.
+        let over = "MemTotal: 1024 kB\nMemAvailable: 1024 kB\nCommitted_AS: 4096 kB\n";
+        assert_eq!(
+            Choice::from_meminfo(over).map(|c| c.mib),
+            Some(MIN_TABLE_MIB)
+        );
+        // Without Committed_AS, MemAvailable alone; without MemAvailable, no choice.
+        let old = "MemTotal: 24576000 kB\nMemAvailable: 20480000 kB\n";
+        assert_eq!(Choice::from_meminfo(old).map(|c| c.mib), Some(10000));
+        assert_eq!(Choice::from_meminfo("MemTotal: 5 kB\n"), None);
     }
 
     #[test]

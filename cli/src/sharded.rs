@@ -183,13 +183,7 @@ pub(crate) fn solve_sharded(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let table_line = match table {
-        Some(c) => format!(
-            "{} MiB from free memory ({}% of {} MiB available), {} MiB per thread",
-            c.mib,
-            amazons_campaign::memory::SHARE_PERCENT,
-            c.available_mib,
-            c.mib / threads.max(1)
-        ),
+        Some(c) => c.describe(threads),
         None => format!(
             "{} MiB (--hash), {} MiB per thread",
             opts.hash_mib,
