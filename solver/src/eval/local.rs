@@ -20,11 +20,12 @@ use amazons_format::Color;
 use std::collections::HashMap;
 
 /// Transposition-table entries kept before the table is cleared: few enough (about 1 MB)
-/// to stay in cache. A 6x4 task solved 0.86 times as long as with 2^20 entries, a 6x5
-/// subtask 0.93; 2^12 was no faster than 2^14 (BENCHMARKS.md, "Search design").
+/// to stay in cache. A 6x4 task was solved in 0.86 of the time it took with 2^20 entries,
+/// a 6x5 subtask in 0.93; 2^12 was no faster than 2^14 (BENCHMARKS.md, "Search design").
 const TT_CAP: usize = 1 << 14;
 
-/// Areas whose values are remembered before that memo is cleared.
+/// Areas whose values are remembered before that memo is cleared (2^15 took 1.16 times
+/// as long on a 6x4 task; 2^20 no less: BENCHMARKS.md, "Search design").
 const AREAS_CAP: usize = 1 << 18;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
