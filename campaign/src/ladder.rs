@@ -5,11 +5,11 @@
 //! be solved. So without `--max-nodes` a task climbs these rungs, each a whole solve: the
 //! lowest with a small table sized for its budget ([`super::memory::table_for_nodes`]),
 //! the others with the whole table the thread may use (the whole run's table when it is
-//! the last task running), which also caps the top rung. A rung that follows one on a
-//! table of the same size goes on from the entries that rung left
-//! ([`amazons_solver::tt::carry`]) instead of starting again: four 6x4 tasks proved on
-//! the 100M rung took 0.79 of the search time so (BENCHMARKS.md). Only a task the top
-//! rung cannot finish is split.
+//! the last task running), which also caps the top rung. Rungs below the top on the same
+//! table are climbed as one, the highest of them: stopping at each only to start again
+//! cost two 6x4 tasks a tenth to a sixth more time (BENCHMARKS.md). The top rung goes on
+//! from the entries the rung below it left ([`amazons_solver::tt::carry`]) instead of
+//! starting again. Only a task the top rung cannot finish is split.
 
 use super::memory::{nodes_for_table, table_for_nodes};
 
@@ -212,6 +212,18 @@ impl Ladder {
                     carried = false;
                 }
             }
+            // A rung whose next rung is not the top and takes a table of the same size is
+            // not climbed on its own: that next rung's search finds the same proof in as
+            // many nodes, and a task over this rung's budget would only start again, at a
+            // cost going on from its entries does not save (a 6x4 task climbing 10M and
+            // then 100M took 35.7 M nodes, at 100M at once 29.1 M; BENCHMARKS.md). The
+            // top rung keeps the rung below it: its table may grow meanwhile, when the
+            // thread is left alone.
+            let next = self.rung(i + 1, whole);
+            if !rung.top && next.is_some_and(|n| !n.top && n.table_mib == rung.table_mib) {
+                i += 1;
+                continue;
+            }
             rung.continued = carried;
             carried = !rung.top
                 && (self.rung(i + 1, whole)).is_some_and(|r| r.table_mib == rung.table_mib);
@@ -350,6 +362,46 @@ mod tests {
                 top(128, false)
             ]
         );
+    }
+
+    #[test]
+    fn rungs_on_the_same_table_below_the_top_are_climbed_as_one() {
+        // 1,000 and 10,000 nodes both on the whole table, neither the top: only 10,000.
+        let ladder = Ladder::new(vec![100, 1000, 10_000, 1_000_000_000]).expect("rungs");
+        let mut tried = Vec::new();
+        let r: Result<(), ()> = ladder.climb(
+            || 64,
+            |rung| {
+                tried.push((rung.nodes, rung.table_mib, rung.top, rung.continued));
+                Err(())
+            },
+            |_| true,
+            || false,
+            |_, _| {},
+        );
+        assert_eq!(r, Err(()));
+        let top = (nodes_for_table(64) * OVERFILL, 64, true, true);
+        assert_eq!(
+            tried,
+            vec![(100, 16, false, false), (10_000, 64, false, false), top]
+        );
+        // The same rungs, the task proved within 1,000 nodes: proved on the 10,000 rung.
+        let mut tried = Vec::new();
+        let r: Result<u64, ()> = ladder.climb(
+            || 64,
+            |rung| {
+                tried.push(rung.nodes);
+                if rung.nodes >= 1000 {
+                    Ok(rung.nodes)
+                } else {
+                    Err(())
+                }
+            },
+            |_| true,
+            || false,
+            |_, _| {},
+        );
+        assert_eq!((r, tried), (Ok(10_000), vec![100, 10_000]));
     }
 
     #[test]

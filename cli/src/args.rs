@@ -51,7 +51,8 @@ pub(crate) enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Transposition table size in MiB (bounds the search memory). Default 512; with
-        /// --shards, 50% of the memory available (MemAvailable), shared among the threads.
+        /// --shards, 50% of the memory available (MemAvailable, or MemTotal less Committed_AS
+        /// where that is less), shared among the threads.
         #[arg(long, value_name = "MIB")]
         hash: Option<usize>,
         /// Give up after this many search nodes (with --shards: per task; see --split-depth).

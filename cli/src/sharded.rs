@@ -66,9 +66,10 @@ pub(crate) struct Sharding {
     /// With --shards and without --max-nodes: the node budgets each task is solved whole
     /// with in turn before it is split (default 1M,10M,100M,1G,10G,100G; a rung whose table
     /// would not fit is cut to what the table holds and is the last). The lowest rung gets
-    /// the table its budget fills, the others the thread's whole table; a rung climbed
-    /// right after the one below it goes on from that rung's entries (not across the passes
-    /// of --first-move, which put a task over budget off). The first rung of 10M or more
+    /// the table its budget fills, the others the thread's whole table; rungs below the top
+    /// on that same table are climbed as one (the highest of them), and the top rung goes
+    /// on from the entries of the rung below it (not across the passes of --first-move,
+    /// which put a task over budget off). The first rung of 10M or more
     /// (else the top) is also the budget of the searches that rank moves. Each rung is
     /// recorded in DIR/decisions.tsv.
     #[arg(long, value_name = "N,..", value_delimiter = ',', requires = "shards")]
