@@ -3,13 +3,19 @@
 use super::tests::{black_to_move, small_table, tempdir};
 use super::*;
 
-#[test]
-fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
+/// A position Black to move wins, solved into the shard `t` of a new run directory.
+fn solved_child(tag: &str) -> (Position, PathBuf, Done) {
     let (p, _, winning) = black_to_move();
     let g = Geometry::new(p.board);
     let child = Pos::from_position(&p).play(winning).to_position(&g);
-    let dir = tempdir("verified");
+    let dir = tempdir(tag);
     let done = solve_position(&dir, &child, "t", &p, &small_table(), false).expect("solved");
+    (child, dir, done)
+}
+
+#[test]
+fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
+    let (child, dir, done) = solved_child("verified");
     let hex = amazons_solver::db::store::hex(&done.hash);
     let record = std::fs::read_to_string(dir.join(crate::verified::VERIFIED_FILE));
     if !crate::verified::FINGERPRINT.is_empty() {
@@ -52,11 +58,7 @@ fn a_checked_shard_is_remembered_and_a_bad_one_is_taken_only_if_recorded() {
 fn the_final_check_skips_only_the_shards_this_process_checked_in_full() {
     use crate::verified::{checked_here, RunShards};
     use amazons_checker::Shards;
-    let (p, _, winning) = black_to_move();
-    let g = Geometry::new(p.board);
-    let child = Pos::from_position(&p).play(winning).to_position(&g);
-    let dir = tempdir("here");
-    let done = solve_position(&dir, &child, "t", &p, &small_table(), false).expect("solved");
+    let (_, dir, done) = solved_child("here");
     let file = amazons_format::stored::read(&shard_file(&dir, "t")).expect("read");
     let cert = amazons_format::decode(&file).expect("decode");
     let full = amazons_checker::check(&cert).expect("the shard checks");
