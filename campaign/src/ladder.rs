@@ -7,7 +7,7 @@
 //! the others with the whole table the thread may use (the whole run's table when it is
 //! the last task running), which also caps the top rung. Rungs below the top on the same
 //! table are climbed as one, the highest of them: stopping at each only to start again
-//! cost two 6x4 tasks a tenth to a sixth more time (BENCHMARKS.md). The top rung goes on
+//! cost two 6x4 tasks 6% and 23% more nodes (BENCHMARKS.md). The top rung goes on
 //! from the entries the rung below it left ([`amazons_solver::tt::carry`]) instead of
 //! starting again. Only a task the top rung cannot finish is split.
 
@@ -225,8 +225,7 @@ impl Ladder {
                 continue;
             }
             rung.continued = carried;
-            carried = !rung.top
-                && (self.rung(i + 1, whole)).is_some_and(|r| r.table_mib == rung.table_mib);
+            carried = !rung.top && next.is_some_and(|r| r.table_mib == rung.table_mib);
             amazons_solver::tt::carry(carried);
             let outcome = attempt(rung);
             log(rung, &outcome);
