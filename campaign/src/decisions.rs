@@ -104,12 +104,23 @@ pub fn passed_rungs(dir: &Path, name: &str) -> u64 {
 
 /// A budget cell written by [`nodes`] read back: `10M nodes` is 10,000,000.
 pub fn parse_nodes(cell: &str) -> Option<u64> {
-    let n = cell.trim().strip_suffix(" nodes")?;
-    let (digits, scale) = match n.as_bytes().last()? {
-        b'G' => (&n[..n.len() - 1], 1_000_000_000),
-        b'M' => (&n[..n.len() - 1], 1_000_000),
-        _ => (n, 1),
+    parse_count(cell.trim().strip_suffix(" nodes")?)
+}
+
+/// A node count as [`nodes`] and the command line write it: digits, optionally ending in
+/// `K`, `M` or `G` (either case) for thousands, millions or billions. `None` for anything
+/// else, or a count past `u64`.
+pub fn parse_count(n: &str) -> Option<u64> {
+    let scale = match n.as_bytes().last()?.to_ascii_uppercase() {
+        b'G' => 1_000_000_000,
+        b'M' => 1_000_000,
+        b'K' => 1_000,
+        _ => 1,
     };
+    let digits = if scale == 1 { n } else { &n[..n.len() - 1] };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     digits.parse::<u64>().ok()?.checked_mul(scale)
 }
 

@@ -55,8 +55,9 @@ pub(crate) enum Command {
         /// where that is less), shared among the threads.
         #[arg(long, value_name = "MIB")]
         hash: Option<usize>,
-        /// Give up after this many search nodes (with --shards: per task; see --split-depth).
-        #[arg(long, value_name = "N")]
+        /// Give up after this many search nodes (with --shards: per task; see --split-depth);
+        /// digits, or with a K, M or G suffix (`10M`).
+        #[arg(long, value_name = "N", value_parser = node_count)]
         max_nodes: Option<u64>,
         /// The search: `dfpn` (df-pn) or `ab` (alpha-beta with iterative deepening, a
         /// transposition table and killer/history ordering; not with --shards).
@@ -165,8 +166,9 @@ pub(crate) enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
-        /// Search nodes (default: 1M, the budget of a split's guess without --max-nodes).
-        #[arg(long, value_name = "N")]
+        /// Search nodes (default: 1M, the budget of a split's guess without --max-nodes);
+        /// digits, or with a K, M or G suffix.
+        #[arg(long, value_name = "N", value_parser = node_count)]
         max_nodes: Option<u64>,
         /// Print only the N most promising moves (0: all).
         #[arg(long, default_value_t = 20, value_name = "N")]
@@ -556,4 +558,39 @@ fn mem_total_mib(meminfo: &str) -> Option<usize> {
     let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024)
+}
+
+/// A node count on the command line: digits, optionally ending in K, M or G (thousands,
+/// millions, billions: `10M` is 10,000,000), as the help and the ladder's records write
+/// them ([`amazons_campaign::decisions::parse_count`]).
+pub(crate) fn node_count(text: &str) -> Result<u64, String> {
+    amazons_campaign::decisions::parse_count(text.trim()).ok_or_else(|| {
+        format!("`{text}` is not a node count: digits, optionally ending in K, M or G (e.g. 10M)")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::node_count;
+
+    #[test]
+    fn node_counts_take_plain_digits_and_the_suffixes_the_help_writes() {
+        assert_eq!(node_count("1000"), Ok(1000));
+        assert_eq!(node_count("10M"), Ok(10_000_000));
+        assert_eq!(node_count("1g"), Ok(1_000_000_000));
+        assert_eq!(node_count("250k"), Ok(250_000));
+        assert_eq!(node_count("100G"), Ok(100_000_000_000));
+        for bad in [
+            "",
+            "M",
+            "1.5M",
+            "-1",
+            "+5",
+            "10MB",
+            "ten",
+            "99999999999999999999G",
+        ] {
+            assert!(node_count(bad).is_err(), "{bad:?} accepted");
+        }
+    }
 }

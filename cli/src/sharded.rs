@@ -64,15 +64,22 @@ pub(crate) struct Sharding {
     #[arg(long, value_name = "N", requires = "shards")]
     pub(crate) split_depth: Option<usize>,
     /// With --shards and without --max-nodes: the node budgets each task is solved whole
-    /// with in turn before it is split (default 1M,10M,100M,1G,10G,100G; a rung whose table
-    /// would not fit is cut to what the table holds and is the last). The lowest rung gets
-    /// the table its budget fills, the others the thread's whole table; rungs below the top
-    /// on that same table are climbed as one (the highest of them), and the top rung goes
+    /// with in turn before it is split, each digits or with a K, M or G suffix (default
+    /// 1M,10M,100M,1G,10G,100G; a rung whose table would not fit is cut to what the table
+    /// holds and is the last). The lowest rung gets the table its budget fills, the others
+    /// the thread's whole table; rungs below the top on that same table are climbed as one
+    /// (the highest of them), and the top rung goes
     /// on from the entries of the rung below it (not across the passes of --first-move,
     /// which put a task over budget off). The first rung of 10M or more
     /// (else the top) is also the budget of the searches that rank moves. Each rung is
     /// recorded in DIR/decisions.tsv.
-    #[arg(long, value_name = "N,..", value_delimiter = ',', requires = "shards")]
+    #[arg(
+        long,
+        value_name = "N,..",
+        value_delimiter = ',',
+        requires = "shards",
+        value_parser = crate::args::node_count
+    )]
     pub(crate) ladder: Vec<u64>,
     /// With --shards: each thread keeps its transposition table from one task to the next,
     /// so later tasks reuse what earlier ones proved (faster; certificates still checked),
@@ -451,7 +458,7 @@ pub(crate) struct SampleArgs {
     #[arg(long, default_value_t = 1, value_name = "S")]
     seed: u64,
     /// Search nodes per task.
-    #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+    #[arg(long, default_value = "10M", value_name = "N", value_parser = crate::args::node_count)]
     max_nodes: u64,
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 1024, value_name = "MIB")]

@@ -35,7 +35,7 @@ pub(crate) struct ShrinkArgs {
     #[arg(long, value_enum, default_value_t = NumbersArg::Sum, value_name = "RULE")]
     numbers: NumbersArg,
     /// Node budget per task (default: 3 times the nodes of the search that made its shard).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::args::node_count)]
     max_nodes: Option<u64>,
     /// Worker threads, one task each (default: all cores); the table is split among them.
     #[arg(long, value_name = "N")]

@@ -121,7 +121,8 @@ pub(crate) struct Fig13Args {
         long,
         value_delimiter = ',',
         default_value = "10000000",
-        value_name = "N"
+        value_name = "N",
+        value_parser = crate::args::node_count
     )]
     max_nodes: Vec<u64>,
     /// Solve nothing: write the tables and plots from the journals in -o DIR alone

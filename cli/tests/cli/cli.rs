@@ -250,7 +250,8 @@ fn rank_lines(out: &Out) -> Vec<(String, String)> {
 #[test]
 fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
     // 4x4 is a second-player win: with a budget that settles it, every move is lost.
-    let out = ok(&["rank", "4x4", "-q", "--top", "0", "--max-nodes", "2000000"]);
+    // `2M` as the help and the ladder's records write node counts.
+    let out = ok(&["rank", "4x4", "-q", "--top", "0", "--max-nodes", "2M"]);
     assert!(
         out.stdout
             .lines()
@@ -290,6 +291,9 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
     // --top keeps the order and cuts the list.
     assert_eq!(rank_lines(&rank("3")), lines[..3].to_vec());
     assert_usage_error(&["rank", "4x4", "--max-nodes", "0"]);
+    let out = amazons(&["rank", "4x4", "--max-nodes", "2.5M"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("`2.5M` is not a node count"), "{out:?}");
     assert_usage_error(&["rank", "4x4", "--moves", "z9-z8xz7"]);
 }
 
