@@ -1,11 +1,11 @@
-//! The node-budget ladder: a task is solved whole with growing budgets (1M, 10M, 100M, 1G nodes, ...) before it is split.
+//! The node-budget ladder: a task is solved whole with growing budgets (10M, 100M, 1G nodes, ...) before it is split.
 //!
 //! The 5x6 campaign found that whole df-pn solves with the largest table beat splitting a
 //! task into subtasks of a fixed budget, and that the table size decided which tasks could
-//! be solved. So without `--max-nodes` a task climbs these rungs, each a whole solve: the
-//! lowest with a small table sized for its budget ([`super::memory::table_for_nodes`]),
-//! the others with the whole table the thread may use (the whole run's table when it is
-//! the last task running), which also caps the top rung. Rungs below the top on the same
+//! be solved. So without `--max-nodes` a task climbs these rungs, each a whole solve with
+//! the whole table the thread may use (the whole run's table when it is the last task
+//! running), which also caps the top rung; a `--ladder`'s lowest rung gets a small table
+//! sized for its budget instead ([`super::memory::table_for_nodes`]). Rungs below the top on the same
 //! table are climbed as one, the highest of them: stopping at each only to start again
 //! cost two 6x4 tasks 6% and 23% more nodes (BENCHMARKS.md). The top rung goes on
 //! from the entries the rung below it left ([`amazons_solver::tt::carry`]) instead of
@@ -13,11 +13,13 @@
 
 use super::memory::{nodes_for_table, table_for_nodes};
 
-/// The rungs without `--ladder`: 1M, 10M, 100M, 1G, 10G and 100G nodes (the top ones are
-/// cut to what the table holds). The first is small so that easy tasks get a small table
-/// (a fresh table costs the kernel about 5 ms per MiB to map in, whatever the search).
-pub const DEFAULT_RUNGS: [u64; 6] = [
-    1_000_000,
+/// The rungs without `--ladder`: 10M, 100M, 1G, 10G and 100G nodes (the top ones are cut
+/// to what the table holds), every one on the thread's whole table, so that the first two
+/// are climbed as one. A first rung of 1M nodes on a small table of its own proved 20 of
+/// 6x4's 128 tasks (7 of 416 tries on 6x5) and cost every other task its million nodes
+/// first: on 32 6x4 tasks it took 142 s against 122 s without it (BENCHMARKS.md). The
+/// 10M rung is the budget of the rankings and of a first quick pass.
+pub const DEFAULT_RUNGS: [u64; 5] = [
     10_000_000,
     100_000_000,
     1_000_000_000,
@@ -50,16 +52,17 @@ const OVERFILL: u64 = 2;
 pub struct Ladder {
     /// Node budgets, increasing.
     pub rungs: Vec<u64>,
-    /// The lowest rung of the whole ladder (kept when lower rungs are dropped): rungs up
-    /// to it get a table sized for their budget, the others the thread's whole table.
-    pub lowest: u64,
+    /// Rungs of at most this many nodes get a table sized for their budget, the others
+    /// the thread's whole table: the lowest rung of a ladder given with `--ladder` (kept
+    /// when lower rungs are dropped), 0 in the default one.
+    pub sized_up_to: u64,
 }
 
 impl Default for Ladder {
     fn default() -> Ladder {
         Ladder {
             rungs: DEFAULT_RUNGS.to_vec(),
-            lowest: DEFAULT_RUNGS[0],
+            sized_up_to: 0,
         }
     }
 }
@@ -88,8 +91,8 @@ impl Ladder {
         rungs.retain(|&n| n > 0);
         rungs.sort_unstable();
         rungs.dedup();
-        let lowest = *rungs.first()?;
-        Some(Ladder { rungs, lowest })
+        let sized_up_to = *rungs.first()?;
+        Some(Ladder { rungs, sized_up_to })
     }
 
     /// The budget of the searches that rank a task's moves when it is split (and the
@@ -127,19 +130,19 @@ impl Ladder {
         }
         Ladder {
             rungs,
-            lowest: self.lowest,
+            sized_up_to: self.sized_up_to,
         }
     }
 
     /// Rung `i` for a thread that may use `available_mib` of table now: the rung's
-    /// budget and its table (the table its nodes fill for the ladder's lowest rung, else
-    /// the whole available table), or, when the available table cannot hold the rung's
+    /// budget and its table (the table its nodes fill for a rung up to
+    /// [`Ladder::sized_up_to`], else the whole available table), or, when the available table cannot hold the rung's
     /// nodes, the whole available table and at most [`OVERFILL`] times the nodes it
     /// holds, as the top rung. `None` past the top.
     pub fn rung(&self, i: usize, available_mib: usize) -> Option<Rung> {
         let nodes = *self.rungs.get(i)?;
         if nodes <= nodes_for_table(available_mib) {
-            let table_mib = if nodes <= self.lowest {
+            let table_mib = if nodes <= self.sized_up_to {
                 table_for_nodes(nodes).min(available_mib)
             } else {
                 available_mib
@@ -168,7 +171,7 @@ impl Ladder {
     /// thread may use, asked before each rung (it grows when the thread is the last one
     /// working); `log(rung, outcome)` records each rung climbed. A rung whose next rung
     /// has a table of the same size leaves its table to it ([`amazons_solver::tt::carry`]).
-    /// The tables of the rungs above the lowest are kept for the thread's next tasks, and
+    /// The whole tables the rungs take are kept for the thread's next tasks, and
     /// freed before a rung takes a table of another size (the whole run's, once the
     /// thread is the last one working). Once `halted()` says the run is over (its root
     /// settled), no further rung is climbed.
@@ -269,7 +272,13 @@ mod tests {
 
     #[test]
     fn rungs_grow_until_the_table_is_full() {
-        let ladder = Ladder::default();
+        // The ladder of `--ladder 1M,10M,100M,1G,10G,100G`.
+        let ladder = Ladder::new(
+            [1, 10, 100, 1_000, 10_000, 100_000]
+                .map(|m| m * 1_000_000)
+                .to_vec(),
+        )
+        .expect("ladder");
         // A small table holds a small rung: not the top.
         let small = Ladder::new(vec![40, 150])
             .and_then(|l| l.rung(0, 8))
@@ -294,6 +303,16 @@ mod tests {
             Ladder::new(vec![50, 1000]).map(|l| l.guess_nodes()),
             Some(1000)
         );
+        // The default ladder has no small table: every rung takes the whole one.
+        let default: Vec<Rung> = (0..)
+            .map_while(|i| Ladder::default().rung(i, available))
+            .collect();
+        assert_eq!(default[0].nodes, 10_000_000);
+        assert!(
+            default.iter().all(|r| r.table_mib == available),
+            "{default:?}"
+        );
+        assert_eq!(Ladder::default().guess_nodes(), 10_000_000);
     }
 
     #[test]
