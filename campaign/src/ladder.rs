@@ -5,8 +5,8 @@
 //! be solved. So without `--max-nodes` a task climbs these rungs, each a whole solve with
 //! the whole table the thread may use (the whole run's table when it is the last task
 //! running), which also caps the top rung; a `--ladder`'s lowest rung gets a small table
-//! sized for its budget instead ([`super::memory::table_for_nodes`]). Rungs below the top on the same
-//! table are climbed as one, the highest of them: stopping at each only to start again
+//! sized for its budget instead ([`super::memory::table_for_nodes`]). Rungs below the top
+//! on the same table are climbed as one, the highest of them: stopping at each only to start again
 //! cost two 6x4 tasks 6% and 23% more nodes (BENCHMARKS.md). The top rung goes on
 //! from the entries the rung below it left ([`amazons_solver::tt::carry`]) instead of
 //! starting again. Only a task the top rung cannot finish is split.
@@ -17,8 +17,8 @@ use super::memory::{nodes_for_table, table_for_nodes};
 /// to what the table holds), every one on the thread's whole table, so that the first two
 /// are climbed as one. A first rung of 1M nodes on a small table of its own proved 20 of
 /// 6x4's 128 tasks (7 of 416 tries on 6x5) and cost every other task its million nodes
-/// first: on 32 6x4 tasks it took 142 s against 122 s without it (BENCHMARKS.md). The
-/// 10M rung is the budget of the rankings and of a first quick pass.
+/// first: on 32 6x4 tasks it took 121 s of CPU against 114 s without it (BENCHMARKS.md).
+/// The 10M rung is the budget of the rankings and of a first quick pass.
 pub const DEFAULT_RUNGS: [u64; 5] = [
     10_000_000,
     100_000_000,
@@ -136,9 +136,9 @@ impl Ladder {
 
     /// Rung `i` for a thread that may use `available_mib` of table now: the rung's
     /// budget and its table (the table its nodes fill for a rung up to
-    /// [`Ladder::sized_up_to`], else the whole available table), or, when the available table cannot hold the rung's
-    /// nodes, the whole available table and at most [`OVERFILL`] times the nodes it
-    /// holds, as the top rung. `None` past the top.
+    /// [`Ladder::sized_up_to`], else the whole available table), or, when the available
+    /// table cannot hold the rung's nodes, the whole available table and at most
+    /// [`OVERFILL`] times the nodes it holds, as the top rung. `None` past the top.
     pub fn rung(&self, i: usize, available_mib: usize) -> Option<Rung> {
         let nodes = *self.rungs.get(i)?;
         if nodes <= nodes_for_table(available_mib) {

@@ -68,11 +68,11 @@ pub(crate) struct Sharding {
     /// 10M,100M,1G,10G,100G, every rung on the thread's whole table; a rung whose table
     /// would not fit is cut to what the table holds and is the last). The lowest rung of a
     /// --ladder gets the table its budget fills, the others the thread's whole table; rungs
-    /// below the top on that same table are climbed as one (the highest of them), and the top rung goes
-    /// on from the entries of the rung below it (not across the passes of --first-move,
-    /// which put a task over budget off). The first rung of 10M or more
-    /// (else the top) is also the budget of the searches that rank moves. Each rung is
-    /// recorded in DIR/decisions.tsv.
+    /// below the top on that same table are climbed as one (the highest of them), and the
+    /// top rung goes on from the entries of the rung below it (not across the passes of
+    /// --first-move, which put a task over budget off). The first rung of 10M or more (else
+    /// the top) is also the budget of the searches that rank moves. Each rung is recorded
+    /// in DIR/decisions.tsv.
     #[arg(
         long,
         value_name = "N,..",
