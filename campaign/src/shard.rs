@@ -268,6 +268,8 @@ mod progress;
 #[cfg(test)]
 mod quick_tests;
 mod records;
+#[cfg(test)]
+mod shrink_tests;
 mod split;
 #[cfg(test)]
 mod tests;

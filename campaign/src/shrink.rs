@@ -179,7 +179,13 @@ fn after_written(
         stored,
         done: done.clone(),
     };
-    let outcome = resolve(dir, root, &o, &target, true)?;
+    // From empty tables, as `amazons shrink` re-solves: tables kept from the task's own
+    // search would hand the new rule the old proof's lines.
+    let keeping = amazons_solver::tt::keeping();
+    amazons_solver::tt::keep_entries(false);
+    let outcome = resolve(dir, root, &o, &target, true);
+    amazons_solver::tt::keep_entries(keeping);
+    let outcome = outcome?;
     if !matches!(outcome.verdict, Verdict::Replaced { .. }) {
         return Ok(None);
     }
