@@ -99,7 +99,7 @@ fn a_re_solve_for_size_starts_from_empty_tables_when_tables_are_kept() {
         numbers: Numbers::Sum,
     };
     // On a thread of its own that keeps its tables from one search to the next, as a
-    // campaign's threads do by default: the task's weak solve, then its re-solve.
+    // campaign's threads do with --shared-table: the task's weak solve, then its re-solve.
     let (d, r, o, q) = (dir.clone(), root.clone(), opts.clone(), p.clone());
     std::thread::spawn(move || {
         amazons_solver::tt::keep_entries(true);
@@ -118,6 +118,7 @@ fn a_re_solve_for_size_starts_from_empty_tables_when_tables_are_kept() {
     // The re-solve's nodes are those of a sum-numbers solve from empty tables (a thread
     // of its own holds no table), not fewer from the weak solve's entries.
     let fresh_dir = tempdir("resolve-fresh-alone");
+    let alone_dir = fresh_dir.clone();
     let sum = Options {
         numbers: Numbers::Sum,
         ..opts
@@ -135,4 +136,5 @@ fn a_re_solve_for_size_starts_from_empty_tables_when_tables_are_kept() {
         "{outcome}: against {alone} nodes from empty tables"
     );
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&alone_dir);
 }
