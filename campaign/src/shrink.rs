@@ -181,11 +181,7 @@ fn after_written(
     };
     // From empty tables, as `amazons shrink` re-solves: tables kept from the task's own
     // search would hand the new rule the old proof's lines.
-    let keeping = amazons_solver::tt::keeping();
-    amazons_solver::tt::keep_entries(false);
-    let outcome = resolve(dir, root, &o, &target, true);
-    amazons_solver::tt::keep_entries(keeping);
-    let outcome = outcome?;
+    let outcome = amazons_solver::tt::from_empty_tables(|| resolve(dir, root, &o, &target, true))?;
     if !matches!(outcome.verdict, Verdict::Replaced { .. }) {
         return Ok(None);
     }

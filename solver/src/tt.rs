@@ -119,6 +119,16 @@ pub fn keeping() -> bool {
     KEEP.with(|k| k.get())
 }
 
+/// Runs `f` with this thread's new tables starting empty ([`keep_entries`] off), then
+/// restores the setting it found.
+pub fn from_empty_tables<T>(f: impl FnOnce() -> T) -> T {
+    let keep = keeping();
+    keep_entries(false);
+    let out = f();
+    keep_entries(keep);
+    out
+}
+
 thread_local! {
     /// Whether a search on this thread that runs out of budget leaves its table to the
     /// next search of the same position (see [`carry`]).

@@ -77,11 +77,10 @@ pub(crate) fn solve_bytes(
         // A table kept from earlier tasks held an entry that does not hold (a key
         // collision): solve once more from empty tables instead of ending the run. A
         // task that started from empty tables would only repeat the same search.
-        amazons_solver::tt::keep_entries(false);
         let again = Instant::now();
-        outcome = amazons_solver::solve(position, opts, &note);
+        outcome =
+            amazons_solver::tt::from_empty_tables(|| amazons_solver::solve(position, opts, &note));
         record_spent(dir, name, again, "solve");
-        amazons_solver::tt::keep_entries(true);
     }
     let mut solved = match outcome {
         Ok(s) => s,
