@@ -62,6 +62,12 @@ pub enum ShardError {
 /// no `--max-nodes`.
 pub const GUESS_NODES: u64 = 1_000_000;
 
+/// Without a fixed first move, how long a free thread waits for the subtasks of a task
+/// that an earlier run split, once another thread has taken it, before it opens another
+/// task instead (a resumed split is split again at once, unless it escalates to a whole
+/// search first).
+const RESPLIT_WAIT: Duration = Duration::from_secs(120);
+
 /// How a sharded run treats big tasks.
 #[derive(Debug, Clone, Default)]
 pub struct Budget {
@@ -661,6 +667,22 @@ pub fn run(
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);
+    // The root tasks an earlier run split (split again at once when resumed), and when
+    // each task in flight was taken (updated under the queue's lock, as it is taken).
+    let split_before: std::collections::HashSet<String> =
+        (std::fs::read_to_string(dir.join(SPLITS_FILE)).unwrap_or_default())
+            .lines()
+            .filter_map(|line| line.split('\t').next())
+            .filter(|name| !name.contains('.'))
+            .map(str::to_string)
+            .collect();
+    let taken_at: Mutex<std::collections::HashMap<String, Instant>> = Mutex::default();
+    let lock_taken = || taken_at.lock().unwrap_or_else(|p| p.into_inner());
+    // Checked under the queue's lock, so that a task being taken is seen.
+    let resplit_pending = || {
+        let _queue = lock_queue();
+        pool.resplit_pending(&split_before, &lock_taken(), RESPLIT_WAIT)
+    };
     // What is written down already is not written again: that a task was started (by an
     // earlier run, or in an earlier pass of this one), or that it was over a quick pass's
     // budget (which a resumed task, past that rung already, is again at once).
@@ -705,11 +727,34 @@ pub fn run(
                         first_error.lock().map(|e| e.is_some()).unwrap_or(true)
                             || settled.load(Ordering::SeqCst)
                     };
+                    // Without a fixed first move one won task settles the root, and a task
+                    // is split only once its rungs are spent: the most promising one, by
+                    // the ranking. So a thread that is free helps with the subtasks of a
+                    // split in flight before it opens the next task, which would only be
+                    // needed should that split fail; and while a task split by an earlier
+                    // run is being split again (for at most RESPLIT_WAIT), it waits for
+                    // those subtasks.
+                    if plan.first.is_none() && !quit() {
+                        if pool.help_once(&cx) {
+                            continue;
+                        }
+                        if resplit_pending() {
+                            std::thread::sleep(Duration::from_millis(50));
+                            continue;
+                        }
+                    }
                     // Counted before taking a task, so an idle thread never sees nobody
                     // working while a task is being taken.
                     pool.active.fetch_add(1, Ordering::SeqCst);
-                    let taken = lock_queue().pop_first();
-                    let Some((pass, _, _, i)) = taken.filter(|_| !quit()) else {
+                    let taken = {
+                        let mut queue = lock_queue();
+                        let taken = queue.pop_first().filter(|_| !quit());
+                        if let Some((.., i)) = taken {
+                            lock_taken().insert(work[i].name.clone(), Instant::now());
+                        }
+                        taken
+                    };
+                    let Some((pass, _, _, i)) = taken else {
                         pool.all_taken.store(true, Ordering::SeqCst);
                         // Its tables go back to the system: the last task may take the
                         // whole table.
@@ -754,6 +799,7 @@ pub fn run(
                     if let Ok(mut r) = running.lock() {
                         r.retain(|(i, _, _)| *i != task.index);
                     }
+                    lock_taken().remove(&task.name);
                     if later {
                         let q = cap.map(crate::decisions::nodes).unwrap_or_default();
                         if !quick_before.contains(&(task.name.clone(), q.clone())) {

@@ -164,6 +164,20 @@ impl Pool {
         true
     }
 
+    /// Whether one of the tasks `taken` (each with when it was taken) is in `split_before`,
+    /// was taken less than `wait` ago, and has no subtasks open yet: a split of an earlier
+    /// run about to be split again, whose subtasks a free thread should wait for.
+    pub(super) fn resplit_pending(
+        &self,
+        split_before: &std::collections::HashSet<String>,
+        taken: &std::collections::HashMap<String, Instant>,
+        wait: Duration,
+    ) -> bool {
+        taken.iter().any(|(name, since)| {
+            split_before.contains(name) && since.elapsed() < wait && self.levels(name).is_empty()
+        })
+    }
+
     /// An idle thread's loop: helps until no thread is working and nothing is published,
     /// or `quit` says the run is over.
     pub(super) fn help_until_done(&self, cx: &Split, quit: &dyn Fn() -> bool) {

@@ -917,3 +917,38 @@ fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
         report.shards
     );
 }
+
+#[test]
+fn without_a_first_move_a_free_thread_helps_a_split_task_before_opening_the_next() {
+    // 5x4 is a first-player win, and at 5,000 nodes a task is split: one won task settles
+    // the root, so the second thread, once its own task is done, takes subtasks of the
+    // split in flight (here the runs' tasks were split hundreds of times) instead of the
+    // next first move. Opening first moves instead, it helped with none.
+    let root = Position::start("5x4").expect("5x4");
+    let plan = Plan::new(&root, None).expect("plan");
+    let dir = fresh_dir("help-first");
+    let tight = amazons_solver::Options {
+        max_nodes: Some(5_000),
+        hash_mib: 4,
+        ..small_options()
+    };
+    let budget = shard::Budget {
+        threads: 2,
+        split_depth: 3,
+        guess_order: true,
+        ..Default::default()
+    };
+    let helped = std::sync::atomic::AtomicUsize::new(0);
+    let (manifest, _) = shard::run(&plan, &dir, &tight, budget, &|p| {
+        helped.fetch_max(p.helped, std::sync::atomic::Ordering::SeqCst);
+    })
+    .expect("sharded solve");
+    assert_eq!(manifest.root.winner, amazons_format::Color::White);
+    let shards = DirShards::scan(&dir.join("shards"));
+    check_with(&manifest, &shards).expect("manifest checks");
+    let helped = helped.into_inner();
+    assert!(
+        helped > 0,
+        "no subtask solved by a thread other than its owner"
+    );
+}
