@@ -635,6 +635,24 @@ pub fn run(
         }
         let r = results.lock().unwrap_or_else(|p| p.into_inner());
         let done: Vec<&Done> = r.iter().flatten().collect();
+        // Read, and the lock let go, before `pass_line` takes the queue's: a task is
+        // noted running under the queue's lock.
+        let running: Vec<Running> = (running.lock().unwrap_or_else(|p| p.into_inner()))
+            .iter()
+            .map(|(_, name, t)| Running {
+                name: name.clone(),
+                elapsed: t.elapsed(),
+                subtasks: if t.elapsed() >= LONG_TASK {
+                    subtask_shards(dir, name)
+                } else {
+                    0
+                },
+                levels: pool.levels(name),
+                rung: pool.rung(name),
+                rung_pace: pool.rung_pace(name),
+                left: pool.time_left(name),
+            })
+            .collect();
         progress(&Progress {
             done: done.len(),
             total: work.len(),
@@ -643,45 +661,23 @@ pub fn run(
             searched: searched.load(Ordering::Relaxed),
             elapsed: start.elapsed(),
             last: last.clone(),
-            running: running
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .map(|(_, name, t)| Running {
-                    name: name.clone(),
-                    elapsed: t.elapsed(),
-                    subtasks: if t.elapsed() >= LONG_TASK {
-                        subtask_shards(dir, name)
-                    } else {
-                        0
-                    },
-                    levels: pool.levels(name),
-                    rung: pool.rung(name),
-                    rung_pace: pool.rung_pace(name),
-                    left: pool.time_left(name),
-                })
-                .collect(),
+            running,
             helped: pool.helped.load(Ordering::Relaxed),
             finished: finished.is_some(),
             pass: pass_line(),
         });
     };
     let workers_done = std::sync::atomic::AtomicBool::new(false);
-    // The root tasks an earlier run split (split again at once when resumed), and when
-    // each task in flight was taken (updated under the queue's lock, as it is taken).
-    let split_before: std::collections::HashSet<String> =
-        (std::fs::read_to_string(dir.join(SPLITS_FILE)).unwrap_or_default())
-            .lines()
-            .filter_map(|line| line.split('\t').next())
-            .filter(|name| !name.contains('.'))
-            .map(str::to_string)
-            .collect();
-    let taken_at: Mutex<std::collections::HashMap<String, Instant>> = Mutex::default();
-    let lock_taken = || taken_at.lock().unwrap_or_else(|p| p.into_inner());
-    // Checked under the queue's lock, so that a task being taken is seen.
+    // The tasks an earlier run split. Checked under the queue's lock, under which a task
+    // taken is also noted running, so that a task being taken is seen.
+    let split_before = records::split_tasks(dir);
     let resplit_pending = || {
         let _queue = lock_queue();
-        pool.resplit_pending(&split_before, &lock_taken(), RESPLIT_WAIT)
+        let running = running.lock().unwrap_or_else(|p| p.into_inner());
+        let taken = running
+            .iter()
+            .map(|(_, name, since)| (name.as_str(), *since));
+        pool.resplit_pending(&split_before, taken, RESPLIT_WAIT)
     };
     // What is written down already is not written again: that a task was started (by an
     // earlier run, or in an earlier pass of this one), or that it was over a quick pass's
@@ -749,8 +745,8 @@ pub fn run(
                     let taken = {
                         let mut queue = lock_queue();
                         let taken = queue.pop_first().filter(|_| !quit());
-                        if let Some((.., i)) = taken {
-                            lock_taken().insert(work[i].name.clone(), Instant::now());
+                        if let (Some((.., i)), Ok(mut r)) = (taken, running.lock()) {
+                            r.push((work[i].index, work[i].name.clone(), Instant::now()));
                         }
                         taken
                     };
@@ -771,9 +767,6 @@ pub fn run(
                         break;
                     };
                     let (task, cap) = (work[i], passes[pass]);
-                    if let Ok(mut r) = running.lock() {
-                        r.push((task.index, task.name.clone(), Instant::now()));
-                    }
                     let first_start = (started_before.lock())
                         .map(|mut names| names.insert(task.name.clone()))
                         .unwrap_or(true);
@@ -799,7 +792,6 @@ pub fn run(
                     if let Ok(mut r) = running.lock() {
                         r.retain(|(i, _, _)| *i != task.index);
                     }
-                    lock_taken().remove(&task.name);
                     if later {
                         let q = cap.map(crate::decisions::nodes).unwrap_or_default();
                         if !quick_before.contains(&(task.name.clone(), q.clone())) {

@@ -167,13 +167,13 @@ impl Pool {
     /// Whether one of the tasks `taken` (each with when it was taken) is in `split_before`,
     /// was taken less than `wait` ago, and has no subtasks open yet: a split of an earlier
     /// run about to be split again, whose subtasks a free thread should wait for.
-    pub(super) fn resplit_pending(
+    pub(super) fn resplit_pending<'a>(
         &self,
         split_before: &std::collections::HashSet<String>,
-        taken: &std::collections::HashMap<String, Instant>,
+        mut taken: impl Iterator<Item = (&'a str, Instant)>,
         wait: Duration,
     ) -> bool {
-        taken.iter().any(|(name, since)| {
+        taken.any(|(name, since)| {
             split_before.contains(name) && since.elapsed() < wait && self.levels(name).is_empty()
         })
     }

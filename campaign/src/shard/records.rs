@@ -219,6 +219,17 @@ pub(super) fn split_records(
         .collect()
 }
 
+/// The tasks (not subtasks) that `DIR/splits.tsv` records a split of: a resumed run
+/// splits them again at once.
+pub(super) fn split_tasks(dir: &Path) -> std::collections::HashSet<String> {
+    let text = std::fs::read_to_string(dir.join(SPLITS_FILE)).unwrap_or_default();
+    (text.lines())
+        .filter_map(|line| line.split('\t').next())
+        .filter(|name| !name.contains('.'))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Appends to `DIR/splits.tsv` that the guess `first` of task `name` was refuted.
 pub(super) fn record_refuted(dir: &Path, name: &str, position: &Position, first: Move) {
     split_line(dir, name, position, "refuted", &[first]);

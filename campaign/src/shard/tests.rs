@@ -444,15 +444,15 @@ fn a_free_thread_waits_for_a_resumed_split_only_until_its_subtasks_are_open() {
     let after = amazons_checker::rules::play(&p, losing);
     let split_before: std::collections::HashSet<String> = ["t".to_string()].into();
     let wait = Duration::from_secs(120);
-    let taken_now = |name: &str| [(name.to_string(), Instant::now())].into();
+    let taken_now = |name: &'static str| [(name, Instant::now())].into_iter();
     // Taken a moment ago, split by an earlier run, no subtasks open yet: wait.
-    assert!(pool.resplit_pending(&split_before, &taken_now("t"), wait));
+    assert!(pool.resplit_pending(&split_before, taken_now("t"), wait));
     // A task no earlier run split, or one taken longer ago than the wait: do not.
-    assert!(!pool.resplit_pending(&split_before, &taken_now("u"), wait));
+    assert!(!pool.resplit_pending(&split_before, taken_now("u"), wait));
     let long_ago = Instant::now().checked_sub(Duration::from_secs(121));
     if let Some(then) = long_ago {
-        let taken = [("t".to_string(), then)].into();
-        assert!(!pool.resplit_pending(&split_before, &taken, wait));
+        let taken = [("t", then)].into_iter();
+        assert!(!pool.resplit_pending(&split_before, taken, wait));
     }
     // Its subtasks open: help with them instead (another task's list does not count).
     let other = std::sync::Arc::new(SubList::new(
@@ -462,7 +462,7 @@ fn a_free_thread_waits_for_a_resumed_split_only_until_its_subtasks_are_open() {
         None,
     ));
     pool.open_list(&other);
-    assert!(pool.resplit_pending(&split_before, &taken_now("t"), wait));
+    assert!(pool.resplit_pending(&split_before, taken_now("t"), wait));
     let list = std::sync::Arc::new(SubList::new(
         vec![(after, "t.0".into())],
         0,
@@ -470,7 +470,7 @@ fn a_free_thread_waits_for_a_resumed_split_only_until_its_subtasks_are_open() {
         None,
     ));
     pool.open_list(&list);
-    assert!(!pool.resplit_pending(&split_before, &taken_now("t"), wait));
+    assert!(!pool.resplit_pending(&split_before, taken_now("t"), wait));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
