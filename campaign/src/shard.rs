@@ -727,14 +727,15 @@ pub fn run(
                     // is split only once its rungs are spent: the most promising one, by
                     // the ranking. So a thread that is free helps with the subtasks of a
                     // split in flight before it opens the next task, which would only be
-                    // needed should that split fail; and while a task split by an earlier
-                    // run is being split again (for at most RESPLIT_WAIT), it waits for
-                    // those subtasks.
+                    // needed should that split fail. It waits for subtasks about to be
+                    // published: while a task split by an earlier run is being split
+                    // again (for at most RESPLIT_WAIT), and while a quick pass over a
+                    // split's subtasks finishes, when some were over its budget.
                     if plan.first.is_none() && !quit() {
                         if pool.help_once(&cx) {
                             continue;
                         }
-                        if resplit_pending() {
+                        if resplit_pending() || pool.more_to_come() {
                             std::thread::sleep(Duration::from_millis(50));
                             continue;
                         }

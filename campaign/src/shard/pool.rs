@@ -178,6 +178,12 @@ impl Pool {
         })
     }
 
+    /// Whether a split in flight will publish more subtasks: a quick pass whose
+    /// subtasks over its budget go to a second list once its last ones are done.
+    pub(super) fn more_to_come(&self) -> bool {
+        self.open_lists().iter().any(|l| l.second_pass_follows())
+    }
+
     /// An idle thread's loop: helps until no thread is working and nothing is published,
     /// or `quit` says the run is over.
     pub(super) fn help_until_done(&self, cx: &Split, quit: &dyn Fn() -> bool) {
@@ -296,6 +302,15 @@ impl SubList {
 
     pub(super) fn outstanding(&self) -> usize {
         self.state().outstanding
+    }
+
+    /// Whether this is a quick pass, not settled, with a subtask already over its budget:
+    /// those are proved in a second list once every subtask of this one is done.
+    fn second_pass_follows(&self) -> bool {
+        let s = self.state();
+        self.cap.is_some()
+            && !s.stop
+            && (s.results.iter()).any(|r| matches!(r, Some(Err(Attempt::Budget))))
     }
 
     /// The task these are the subtasks of: their names are `PARENT.NNN-MOVE`.

@@ -474,6 +474,46 @@ fn a_free_thread_waits_for_a_resumed_split_only_until_its_subtasks_are_open() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_quick_pass_with_subtasks_over_its_budget_has_more_to_come() {
+    let (p, losing, _, _, dir, pool) = setup("more-to-come");
+    let after = |m| amazons_checker::rules::play(&p, m);
+    let items = || {
+        vec![
+            (after(losing), "t.0".to_string()),
+            (after(losing), "t.1".to_string()),
+        ]
+    };
+    let done = |winner| Done {
+        winner,
+        hash: [0; 32],
+        nodes: 1,
+        millis: 1,
+        bytes: 1,
+        resumed: false,
+        mirror_of: None,
+    };
+    // A quick pass (capped): nothing over its budget yet, then one over it.
+    let quick = std::sync::Arc::new(SubList::new(items(), 0, Color::Black, Some(10)));
+    pool.open_list(&quick);
+    assert!(!pool.more_to_come());
+    assert_eq!(quick.claim(), Some(0));
+    quick.put(0, Err(Attempt::Budget));
+    assert!(pool.more_to_come(), "its second list follows");
+    // Settled by a decisive subtask: nothing follows.
+    assert_eq!(quick.claim(), Some(1));
+    quick.put(1, Ok(done(Color::Black)));
+    assert!(!pool.more_to_come());
+    pool.close_list(&quick);
+    // A list that is not a quick pass never has a second one.
+    let plain = std::sync::Arc::new(SubList::new(items(), 0, Color::Black, None));
+    pool.open_list(&plain);
+    assert_eq!(plain.claim(), Some(0));
+    plain.put(0, Err(Attempt::Budget));
+    assert!(!pool.more_to_come());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The first steps of the certificate in shard `name` of `dir`.
 fn first_steps(dir: &Path, name: &str) -> Vec<Step> {
     let path = on_disk(&shard_file(dir, name)).expect("on disk");
