@@ -71,6 +71,19 @@ pub(super) fn black_to_move() -> (Position, Move, Move) {
     )
 }
 
+/// A subtask outcome: `winner` wins (the other figures are placeholders).
+fn won_by(winner: Color) -> Done {
+    Done {
+        winner,
+        hash: [0; 32],
+        nodes: 1,
+        millis: 1,
+        bytes: 1,
+        resumed: false,
+        mirror_of: None,
+    }
+}
+
 /// What most split tests start from: Black to move with a losing and a winning move
 /// ([`black_to_move`]), a small table, a fresh directory named after `tag` and a pool.
 fn setup(tag: &str) -> (Position, Move, Move, Options, PathBuf, Pool) {
@@ -165,15 +178,7 @@ fn split_progress_follows_the_first_split_subtask_in_flight_level_by_level() {
             None,
         ))
     };
-    let proved = || Done {
-        winner: Color::Black,
-        hash: [0; 32],
-        nodes: 1,
-        millis: 1,
-        bytes: 1,
-        resumed: false,
-        mirror_of: None,
-    };
+    let proved = || won_by(Color::Black);
     let pool = Pool::default();
     let top = list(&["t.000-a", "t.001-b", "t.002-c", "t.003-d"]);
     let deeper = list(&["t.002-c.000-x", "t.002-c.001-y"]);
@@ -484,15 +489,6 @@ fn a_quick_pass_with_subtasks_over_its_budget_has_more_to_come() {
             (after(losing), "t.1".to_string()),
         ]
     };
-    let done = |winner| Done {
-        winner,
-        hash: [0; 32],
-        nodes: 1,
-        millis: 1,
-        bytes: 1,
-        resumed: false,
-        mirror_of: None,
-    };
     // A quick pass (capped): nothing over its budget yet, then one over it.
     let quick = std::sync::Arc::new(SubList::new(items(), 0, Color::Black, Some(10)));
     pool.open_list(&quick);
@@ -502,7 +498,7 @@ fn a_quick_pass_with_subtasks_over_its_budget_has_more_to_come() {
     assert!(pool.more_to_come(), "its second list follows");
     // Settled by a decisive subtask: nothing follows.
     assert_eq!(quick.claim(), Some(1));
-    quick.put(1, Ok(done(Color::Black)));
+    quick.put(1, Ok(won_by(Color::Black)));
     assert!(!pool.more_to_come());
     pool.close_list(&quick);
     // A list that is not a quick pass never has a second one.
