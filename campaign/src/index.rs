@@ -208,6 +208,8 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
             continue;
         };
         let (cert, _, hash) = open(&manifest)?;
+        // Without a fixed first move, the winning task's move is the manifest's own choice.
+        let first = first_move(&cert).map_or(first, |m| m.notation(plan.root.board));
         let t = Instant::now();
         // As `amazons-check` does: the shards on every core, progress on stderr.
         let report = match check_file(&manifest, all_cores()) {

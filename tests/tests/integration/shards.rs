@@ -879,6 +879,30 @@ fn a_first_player_win_stops_at_the_first_winning_task() {
 }
 
 #[test]
+fn the_index_names_the_first_move_a_run_without_one_found() {
+    // 5x4 without a fixed first move: the index row of the finished result gives the move
+    // of the task White won, which the plan does not record.
+    let top = fresh_dir("index-first");
+    let dir = top.join("5x4");
+    let root = Position::start("5x4").expect("5x4");
+    let plan = Plan::new(&root, None).expect("plan");
+    assert!(plan.first.is_none());
+    let (manifest, _) = run(&plan, &dir, 1);
+    let Step::Choice(amazons_format::Action::Board(won)) = manifest.steps[0] else {
+        panic!(
+            "a first-player win starts with White's move: {:?}",
+            manifest.steps[0]
+        );
+    };
+    let index = amazons_campaign::index::build(&top, &mut |_| {}).expect("index");
+    let row = (index.markdown.lines())
+        .find(|l| l.starts_with("| 5x4/manifest"))
+        .unwrap_or_else(|| panic!("no row for 5x4/: {}", index.markdown));
+    let cells: Vec<&str> = row.split(" | ").collect();
+    assert_eq!(cells[3], won.notation(root.board), "{row}");
+}
+
+#[test]
 fn split_tasks_where_the_side_to_move_loses_become_one_subtask_per_move() {
     // 5x4 with White's winning first move fixed: every task is a Black reply that loses,
     // so when such a task is over budget the split must make every Black move a subtask
