@@ -285,15 +285,15 @@ mod verified_tests;
 pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;
 pub(crate) use manifest::refresh;
-pub use manifest::{assemble, collect, manifest_stale, rewrite_md};
+pub use manifest::{assemble, cited_tasks, collect, manifest_stale, rewrite_md};
 use pool::*;
 use progress::{rung_pace, LONG_TASK, REPORT_EVERY};
 pub use progress::{Done, Progress, RungPace, Running};
-pub(crate) use records::record_time;
 use records::*;
 pub use records::{
     record_spent, recorded_millis, PLAN_FILE, SPENT_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE,
 };
+pub(crate) use records::{record_time, recorded_times, spent_below};
 use split::*;
 pub(crate) use split::{solve_bytes, Solved};
 

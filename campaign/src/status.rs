@@ -1,6 +1,6 @@
 //! The figures of a campaign in progress, from its directory: tasks done of total, nodes, time spent and time left.
 
-use crate::shard::{on_disk, Plan, SPENT_FILE, STARTED_FILE, TIMES_FILE};
+use crate::shard::{on_disk, spent_below, Plan, STARTED_FILE, TIMES_FILE};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -25,10 +25,12 @@ pub struct Status {
     pub tried_open: usize,
 }
 
-/// `times.tsv` per task: (milliseconds, nodes) of its last line; lines without nodes (older
-/// runs) count 0 nodes, malformed lines are skipped.
+/// `times.tsv` per task: (milliseconds, nodes) of its last line, the milliseconds never
+/// less than the task's searches in `spent.tsv` (see [`crate::shard::recorded_times`]);
+/// lines without nodes (older runs) count 0 nodes, malformed lines are skipped.
 fn times(dir: &Path) -> HashMap<String, (u64, u64)> {
     let text = std::fs::read_to_string(dir.join(TIMES_FILE)).unwrap_or_default();
+    let below = spent_below(dir);
     let mut out = HashMap::new();
     for line in text.lines() {
         let mut f = line.split('\t');
@@ -36,7 +38,8 @@ fn times(dir: &Path) -> HashMap<String, (u64, u64)> {
             continue;
         };
         let nodes = f.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-        out.insert(name.to_string(), (ms, nodes));
+        let spent = below.get(name).copied().unwrap_or(0);
+        out.insert(name.to_string(), (ms.max(spent), nodes));
     }
     out
 }
@@ -45,25 +48,15 @@ fn times(dir: &Path) -> HashMap<String, (u64, u64)> {
 /// `times.tsv` time of each task that has no line there under its own name or a subtask's
 /// (solved before runs kept `spent.tsv`), so nothing is counted twice.
 pub fn spent(dir: &Path) -> u64 {
-    let text = std::fs::read_to_string(dir.join(SPENT_FILE)).unwrap_or_default();
-    let mut total = 0u64;
-    let mut names = std::collections::HashSet::new();
-    for line in text.lines() {
-        let mut f = line.split('\t');
-        if let (Some(name), Some(Ok(ms))) = (f.next(), f.next().map(str::parse::<u64>)) {
-            total += ms;
-            // A subtask `TASK.NNN-MOVE...` also covers the tasks above it.
-            let mut at = name;
-            names.insert(at.to_string());
-            while let Some((parent, _)) = at.rsplit_once('.') {
-                names.insert(parent.to_string());
-                at = parent;
-            }
-        }
-    }
+    let below = spent_below(dir);
+    // Every line counts under exactly one name without a `.`: its own or its top task's.
+    let total: u64 = (below.iter())
+        .filter(|(name, _)| !name.contains('.'))
+        .map(|(_, ms)| ms)
+        .sum();
     let earlier: u64 = times(dir)
         .into_iter()
-        .filter(|(name, _)| !names.contains(name))
+        .filter(|(name, _)| !below.contains_key(name))
         .map(|(_, (ms, _))| ms)
         .sum();
     total + earlier
@@ -155,6 +148,7 @@ pub fn hours(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shard::SPENT_FILE;
 
     #[test]
     fn the_estimate_is_the_mean_time_times_the_open_tasks() {
@@ -204,6 +198,19 @@ mod tests {
         .expect("spent");
         // 001-a from times.tsv; 002-b's own time only through spent.tsv.
         assert_eq!(spent(&dir), 1000 + 50 + 400 + 7);
+        // A task's cost: its times.tsv line, or its searches and its subtasks' where larger.
+        let costs = crate::shard::recorded_times(&dir);
+        assert_eq!(costs.get("001-a"), Some(&1000));
+        assert_eq!(costs.get("002-b"), Some(&2000));
+        std::fs::write(dir.join(TIMES_FILE), "001-a\t1000\t5\n002-b\t300\t7\n").expect("times");
+        let costs = crate::shard::recorded_times(&dir);
+        assert_eq!(
+            costs.get("002-b"),
+            Some(&450),
+            "the split task's searches in every run"
+        );
+        assert_eq!(times(&dir).get("002-b"), Some(&(450, 7)));
+        assert_eq!(costs.get("003-d"), None, "not solved: no times.tsv line");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -100,18 +100,43 @@ pub fn recorded_millis<'a>(dir: &Path, names: impl Iterator<Item = &'a str>) -> 
         .fold((0, 0), |(sum, n), ms| (sum + ms, n + 1))
 }
 
-/// The milliseconds recorded in `DIR/times.tsv` per task (the last entry of a task wins;
-/// malformed lines and a missing file are skipped: times are informative).
-pub(super) fn recorded_times(dir: &Path) -> std::collections::HashMap<String, u64> {
+/// The milliseconds each solved task cost, per task with a line in `DIR/times.tsv`: the
+/// larger of its last line there and [`spent_below`] of its name. The first is the wall
+/// time of the run that finished the task, which for a task split over several runs is
+/// only the last of them; the second holds every search the task and its subtasks made
+/// in every run since `spent.tsv` was kept. Each is a floor of the cost, so the larger is
+/// taken. Malformed lines and missing files are skipped: times are informative.
+pub(crate) fn recorded_times(dir: &Path) -> std::collections::HashMap<String, u64> {
     let text = std::fs::read_to_string(dir.join(TIMES_FILE)).unwrap_or_default();
+    let below = spent_below(dir);
     let mut times = std::collections::HashMap::new();
     for line in text.lines() {
         let mut f = line.split('\t');
         if let (Some(name), Some(ms)) = (f.next(), f.next().and_then(|m| m.parse::<u64>().ok())) {
-            times.insert(name.to_string(), ms);
+            let spent = below.get(name).copied().unwrap_or(0);
+            times.insert(name.to_string(), ms.max(spent));
         }
     }
     times
+}
+
+/// The milliseconds of `DIR/spent.tsv` per name, each line counted under its own name and
+/// under every task above it (a subtask `TASK.NNN-MOVE` also counts under `TASK`).
+pub(crate) fn spent_below(dir: &Path) -> std::collections::HashMap<String, u64> {
+    let text = std::fs::read_to_string(dir.join(SPENT_FILE)).unwrap_or_default();
+    let mut below = std::collections::HashMap::new();
+    for line in text.lines() {
+        let mut f = line.split('\t');
+        if let (Some(name), Some(Ok(ms))) = (f.next(), f.next().map(str::parse::<u64>)) {
+            let mut at = name;
+            *below.entry(at.to_string()).or_insert(0) += ms;
+            while let Some((parent, _)) = at.rsplit_once('.') {
+                *below.entry(parent.to_string()).or_insert(0) += ms;
+                at = parent;
+            }
+        }
+    }
+    below
 }
 
 /// Appends a solved task's time to `DIR/times.tsv` (best effort: times are informative).

@@ -900,6 +900,14 @@ fn the_index_names_the_first_move_a_run_without_one_found() {
         .unwrap_or_else(|| panic!("no row for 5x4/: {}", index.markdown));
     let cells: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cells[3], won.notation(root.board), "{row}");
+    // The solve time is that of the task the manifest cites, not of every task in the plan
+    // (the run never solves most first moves once one wins).
+    let task = (plan.unique())
+        .find(|t| t.mv == won)
+        .expect("the winning move is a task");
+    let (ms, timed) = shard::recorded_millis(&dir, std::iter::once(task.name.as_str()));
+    assert_eq!(timed, 1, "the winning task's time is recorded");
+    assert_eq!(cells[5], ms.to_string(), "{row}");
 }
 
 #[test]
