@@ -188,7 +188,7 @@ impl amazons_checker::Shards for RunShards<'_> {
         amazons_checker::Shards::get(self.files(), hash)
     }
 
-    fn already_checked(&self, hash: &[u8; 32]) -> bool {
+    fn already_checked(&self, hash: &[u8; 32], _level: usize) -> bool {
         if checked_here(hash).is_some() {
             let mut skipped = self.skipped_here.lock().unwrap_or_else(|p| p.into_inner());
             skipped.push(*hash);

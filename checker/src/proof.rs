@@ -126,12 +126,13 @@ pub trait Shards: Sync {
     fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>>;
 
     /// Whether the caller has itself already checked, by these same rules, the shard whose
-    /// body hash is `hash`, so that its steps need not be checked again here (its file
-    /// layout, hash and root claim still are). The default, and every shard source of the
-    /// checker's own command line, says no: only a caller that did the checking itself (the
-    /// solver, for shards it checked when it wrote or resumed them) may say yes, and the
-    /// answer then rests on that caller, not on this checker.
-    fn already_checked(&self, _hash: &[u8; 32]) -> bool {
+    /// body hash is `hash`, cited by a certificate at shard level `level`, so that its steps
+    /// need not be checked again here (its file layout, hash and root claim still are). The
+    /// default says no. A caller that did the checking itself (the solver, for shards it
+    /// checked when it wrote or resumed them) may say yes, and the answer then rests on that
+    /// caller. The checker's own command line says yes only through [`crate::check_parallel`],
+    /// for a shard this checker has itself checked at the same level or a deeper one.
+    fn already_checked(&self, _hash: &[u8; 32], _level: usize) -> bool {
         false
     }
 
@@ -731,7 +732,7 @@ pub(crate) fn check_shard(
             shard_claim: cert.root.describe().into(),
         });
     }
-    if shards.already_checked(hash) {
+    if shards.already_checked(hash, depth) {
         let claim = cert.root.describe();
         let (steps, proven_claims, shards, shard_steps) = (0, 0, 0, 0);
         #[rustfmt::skip]

@@ -363,7 +363,7 @@ impl Shards for Rewritten<'_> {
         stored::read(self.0.get(hash)?).ok()
     }
 
-    fn already_checked(&self, hash: &[u8; 32]) -> bool {
+    fn already_checked(&self, hash: &[u8; 32], _level: usize) -> bool {
         self.0.contains_key(hash)
     }
 }

@@ -88,8 +88,8 @@ fn the_final_check_skips_only_the_shards_this_process_checked_in_full() {
     let other = tempdir("here-bad");
     write_atomic(&shard_file(&other, "t"), &bytes).expect("write");
     crate::verified::mark_checked(&other, &bad_hash);
-    assert!(RunShards::new(&other).already_checked(&bad_hash));
-    assert!(!RunShards::checked_here_only(&other).already_checked(&bad_hash));
+    assert!(RunShards::new(&other).already_checked(&bad_hash, 1));
+    assert!(!RunShards::checked_here_only(&other).already_checked(&bad_hash, 1));
     assert!(checked_here(&bad_hash).is_none());
     let cites_bad = manifest(bad_hash, bad.root.clone());
     let trusting = RunShards::new(&other);

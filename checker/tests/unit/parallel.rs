@@ -158,3 +158,75 @@ fn shards_declaring_many_steps_are_checked_one_at_a_time() {
         );
     }
 }
+
+/// `manifest(wrong, extra)` one level down: a manifest whose one step cites it as a shard.
+fn nested(wrong: &[usize], extra: usize) -> (Certificate, Memory) {
+    let (inner, mut shards) = manifest(wrong, extra);
+    let bytes = encode(&inner).expect("encode");
+    let hash = hash_body(&bytes[52..bytes.len() - 8]);
+    shards.0.insert(hash, bytes);
+    let outer = Certificate {
+        root: inner.root.clone(),
+        steps: vec![Step::Shard { hash }],
+        meta: Meta::default(),
+    };
+    (outer, shards)
+}
+
+#[test]
+fn the_shards_of_a_lone_shard_are_checked_ahead_with_the_one_thread_verdict() {
+    // One top-level shard citing six: with more threads than top-level shards, the six are
+    // checked ahead on all threads; report, progress and failures are the one-thread ones.
+    for (wrong, extra) in [(vec![], 0), (vec![1, 4], 0), (vec![3], 2), (vec![], 1)] {
+        let (cert, shards) = nested(&wrong, extra);
+        let alone = check_with(&cert, &shards);
+        assert_eq!(
+            alone.is_ok(),
+            wrong.is_empty() && extra == 0,
+            "{wrong:?} {extra}"
+        );
+        for threads in [1, 2, 4] {
+            let mut seen = Vec::new();
+            let got = check_parallel(&cert, &shards, threads, &mut |p: Progress| seen.push(p));
+            assert_eq!(got, alone, "{threads} threads, {wrong:?} {extra}");
+            let Ok(report) = &got else { continue };
+            assert_eq!(
+                (report.shards, report.shard_steps),
+                (7, 13),
+                "six leaves and one shard"
+            );
+            let last = seen
+                .last()
+                .map(|p| (p.shards_done, p.shards_total, p.steps_done));
+            let expected = if threads > 1 { (7, 7, 13) } else { (1, 1, 13) };
+            assert_eq!(last, Some(expected), "{threads} threads: {seen:?}");
+            assert_eq!(seen.len(), expected.0, "progress after each shard");
+        }
+    }
+}
+
+/// Shards that count how often each is fetched.
+struct Counting(Memory, std::sync::Mutex<HashMap<[u8; 32], usize>>);
+
+impl Shards for Counting {
+    fn get(&self, hash: &[u8; 32]) -> Option<Vec<u8>> {
+        *self.1.lock().expect("lock").entry(*hash).or_default() += 1;
+        self.0.get(hash)
+    }
+}
+
+#[test]
+fn a_shard_checked_ahead_still_has_its_hash_and_claim_checked_where_it_is_cited() {
+    // Every leaf is read where it is cited too (its layout, hash and root claim are checked
+    // there), not only ahead.
+    let (cert, shards) = nested(&[], 0);
+    let counting = Counting(shards, Default::default());
+    check_parallel(&cert, &counting, 2, &mut |_| {}).expect("checks");
+    let reads = counting.1.into_inner().expect("lock");
+    assert_eq!(reads.len(), 7);
+    let leaves = reads.values().filter(|&&n| n >= 3).count();
+    assert_eq!(
+        leaves, 6,
+        "each leaf: root read, checked ahead, cited: {reads:?}"
+    );
+}

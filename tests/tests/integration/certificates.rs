@@ -71,7 +71,7 @@ impl Shards for Structural {
         self.0.get(hash)
     }
 
-    fn already_checked(&self, _hash: &[u8; 32]) -> bool {
+    fn already_checked(&self, _hash: &[u8; 32], _level: usize) -> bool {
         true
     }
 }

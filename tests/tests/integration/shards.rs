@@ -483,7 +483,7 @@ impl amazons_checker::Shards for AlreadyChecked<'_> {
         self.0.get(hash)
     }
 
-    fn already_checked(&self, _: &[u8; 32]) -> bool {
+    fn already_checked(&self, _: &[u8; 32], _: usize) -> bool {
         true
     }
 }
