@@ -285,7 +285,8 @@ mod verified_tests;
 pub use amazons_format::stored::on_disk;
 use manifest::manifest_of;
 pub(crate) use manifest::refresh;
-pub use manifest::{assemble, cited_tasks, collect, manifest_stale, rewrite_md};
+use manifest::won_by;
+pub use manifest::{assemble, cited_tasks, collect, collect_result, manifest_stale, rewrite_md};
 use pool::*;
 use progress::{rung_pace, LONG_TASK, REPORT_EVERY};
 pub use progress::{Done, Progress, RungPace, Running};
@@ -920,15 +921,7 @@ pub fn run(
                 task: "root".into(),
                 reason: "a winning task was reported but not recorded".into(),
             })?;
-        let single = Plan {
-            root: plan.root.clone(),
-            first: None,
-            tasks: vec![Task {
-                index: 0,
-                ..task.clone()
-            }],
-        };
-        let done = vec![done.clone()];
+        let (single, done) = won_by(plan, task, done.clone());
         let manifest = assemble(&single, dir, &done)?;
         return Ok((manifest, done));
     }

@@ -425,8 +425,8 @@ pub(crate) fn write_manifest(
     threads: usize,
     progress: bool,
 ) -> Result<()> {
-    let done = amazons_campaign::shard::collect(plan, dir)?;
-    let manifest = amazons_campaign::shard::assemble(plan, dir, &done)?;
+    let (plan, done) = amazons_campaign::shard::collect_result(plan, dir)?;
+    let manifest = amazons_campaign::shard::assemble(&plan, dir, &done)?;
     let report = check_manifest(&manifest, dir, threads, progress)
         .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
     let bytes = amazons_format::encode(&manifest)?;

@@ -9,6 +9,41 @@ pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
     })
 }
 
+/// The plan and results of the manifest that the shards on disk make: without a fixed
+/// first move, the first task (in task order) whose shard checks and is won by the side
+/// to move, alone ([`won_by`], as the run that found it wrote the manifest); else every
+/// task's shard ([`collect`]). So `amazons manifest` rebuilds a result that a run settled
+/// with one winning first move, whose other tasks were never solved.
+pub fn collect_result(plan: &Plan, dir: &Path) -> Result<(Plan, Vec<Done>), ShardError> {
+    if plan.first.is_none() {
+        for task in plan.unique() {
+            let path = plan.shard_path(dir, task);
+            let won = (on_disk(&path).is_some())
+                .then(|| existing(&path, task))
+                .flatten()
+                .filter(|d| d.winner == plan.root.to_move);
+            if let Some(done) = won {
+                return Ok(won_by(plan, task, done));
+            }
+        }
+    }
+    Ok((plan.clone(), collect(plan, dir)?))
+}
+
+/// The one-task plan and result of a root settled by `task`, a move the side to move wins:
+/// its manifest plays the move and cites the task's shard alone.
+pub(crate) fn won_by(plan: &Plan, task: &Task, done: Done) -> (Plan, Vec<Done>) {
+    let single = Plan {
+        root: plan.root.clone(),
+        first: None,
+        tasks: vec![Task {
+            index: 0,
+            ..task.clone()
+        }],
+    };
+    (single, vec![done])
+}
+
 /// The results with each shard as it is on disk now: a shard replaced while the run went
 /// on (by `amazons shrink` beside it) is read and checked again, so that the manifest
 /// cites the bytes on disk.
