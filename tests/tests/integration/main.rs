@@ -7,6 +7,7 @@ mod extraction;
 mod mcgs;
 mod movegen_agreement;
 mod perft;
+mod shard_tamper;
 mod shards;
 mod tamper;
 mod testdata;

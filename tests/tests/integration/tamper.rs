@@ -9,7 +9,7 @@ use quickcheck::{Gen, QuickCheck, TestResult};
 use std::collections::HashMap;
 
 /// The committed certificates that stand alone (manifests need their shards; the
-/// shard tamper tests are in `shards.rs`), decompressed when stored as `*.cert.zst`.
+/// shard tamper tests are in `shard_tamper.rs`), decompressed when stored as `*.cert.zst`.
 fn committed_standalone() -> Vec<std::path::PathBuf> {
     committed_certificates()
         .into_iter()
