@@ -294,7 +294,7 @@ use records::*;
 pub use records::{
     record_spent, recorded_millis, PLAN_FILE, SPENT_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE,
 };
-pub(crate) use records::{record_time, recorded_times, spent_below};
+pub(crate) use records::{record_time, recorded_times, spent_below, task_times};
 use split::*;
 pub(crate) use split::{solve_bytes, Solved};
 

@@ -1,7 +1,6 @@
 //! The figures of a campaign in progress, from its directory: tasks done of total, nodes, time spent and time left.
 
-use crate::shard::{on_disk, spent_below, Plan, STARTED_FILE, TIMES_FILE};
-use std::collections::HashMap;
+use crate::shard::{on_disk, spent_below, task_times as times, Plan, STARTED_FILE};
 use std::path::Path;
 
 /// A campaign directory's state.
@@ -23,25 +22,6 @@ pub struct Status {
     /// they ran past a budget or were cut off, so the mean time of the tasks solved so far
     /// says nothing about them.
     pub tried_open: usize,
-}
-
-/// `times.tsv` per task: (milliseconds, nodes) of its last line, the milliseconds never
-/// less than the task's searches in `spent.tsv` (see [`crate::shard::recorded_times`]);
-/// lines without nodes (older runs) count 0 nodes, malformed lines are skipped.
-fn times(dir: &Path) -> HashMap<String, (u64, u64)> {
-    let text = std::fs::read_to_string(dir.join(TIMES_FILE)).unwrap_or_default();
-    let below = spent_below(dir);
-    let mut out = HashMap::new();
-    for line in text.lines() {
-        let mut f = line.split('\t');
-        let (Some(name), Some(Ok(ms))) = (f.next(), f.next().map(str::parse::<u64>)) else {
-            continue;
-        };
-        let nodes = f.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-        let spent = below.get(name).copied().unwrap_or(0);
-        out.insert(name.to_string(), (ms.max(spent), nodes));
-    }
-    out
 }
 
 /// The search time a campaign directory records: every line of `spent.tsv`, plus the
@@ -148,7 +128,7 @@ pub fn hours(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shard::SPENT_FILE;
+    use crate::shard::{SPENT_FILE, TIMES_FILE};
 
     #[test]
     fn the_estimate_is_the_mean_time_times_the_open_tasks() {

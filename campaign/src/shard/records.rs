@@ -100,22 +100,33 @@ pub fn recorded_millis<'a>(dir: &Path, names: impl Iterator<Item = &'a str>) -> 
         .fold((0, 0), |(sum, n), ms| (sum + ms, n + 1))
 }
 
-/// The milliseconds each solved task cost, per task with a line in `DIR/times.tsv`: the
-/// larger of its last line there and [`spent_below`] of its name. The first is the wall
-/// time of the run that finished the task, which for a task split over several runs is
-/// only the last of them; the second holds every search the task and its subtasks made
-/// in every run since `spent.tsv` was kept. Each is a floor of the cost, so the larger is
-/// taken. Malformed lines and missing files are skipped: times are informative.
+/// The milliseconds each solved task cost, per task with a line in `DIR/times.tsv` (see
+/// [`task_times`]).
 pub(crate) fn recorded_times(dir: &Path) -> std::collections::HashMap<String, u64> {
+    (task_times(dir).into_iter())
+        .map(|(name, (ms, _))| (name, ms))
+        .collect()
+}
+
+/// Per task with a line in `DIR/times.tsv`: the milliseconds it cost and its nodes. The
+/// milliseconds are the larger of its last line there and [`spent_below`] of its name. The
+/// first is the wall time of the run that finished the task, which for a task split over
+/// several runs is only the last of them; the second holds every search the task and its
+/// subtasks made in every run since `spent.tsv` was kept. Each is a floor of the cost, so
+/// the larger is taken. Lines without nodes (older runs) count 0 nodes; malformed lines and
+/// missing files are skipped: times are informative.
+pub(crate) fn task_times(dir: &Path) -> std::collections::HashMap<String, (u64, u64)> {
     let text = std::fs::read_to_string(dir.join(TIMES_FILE)).unwrap_or_default();
     let below = spent_below(dir);
     let mut times = std::collections::HashMap::new();
     for line in text.lines() {
         let mut f = line.split('\t');
-        if let (Some(name), Some(ms)) = (f.next(), f.next().and_then(|m| m.parse::<u64>().ok())) {
-            let spent = below.get(name).copied().unwrap_or(0);
-            times.insert(name.to_string(), ms.max(spent));
-        }
+        let (Some(name), Some(Ok(ms))) = (f.next(), f.next().map(str::parse::<u64>)) else {
+            continue;
+        };
+        let nodes = f.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+        let spent = below.get(name).copied().unwrap_or(0);
+        times.insert(name.to_string(), (ms.max(spent), nodes));
     }
     times
 }
