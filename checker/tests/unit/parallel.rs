@@ -230,3 +230,61 @@ fn a_shard_checked_ahead_still_has_its_hash_and_claim_checked_where_it_is_cited(
         "each leaf: root read, checked ahead, cited: {reads:?}"
     );
 }
+
+/// Stores `cert` in `shards` and returns its body hash.
+fn store(shards: &mut Memory, cert: &Certificate) -> [u8; 32] {
+    let bytes = encode(cert).expect("encode");
+    let hash = hash_body(&bytes[52..bytes.len() - 8]);
+    shards.0.insert(hash, bytes);
+    hash
+}
+
+/// A manifest citing one shard (the six-part sum), whose parts are each a chain of `links`
+/// shards that only cite the next one, down to the leaf: shards nested `links + 2` deep.
+fn chained(links: usize) -> (Certificate, Memory) {
+    let mut shards = Memory(HashMap::new());
+    let one = |root: Claim, step: Step| Certificate {
+        root,
+        steps: vec![step],
+        meta: Meta::default(),
+    };
+    let mut steps = vec![Step::Sum {
+        parts: vec![
+            LocalClaim {
+                bound: 0,
+                strict: false
+            };
+            6
+        ],
+    }];
+    for i in 0..6 {
+        let mut hash = store(&mut shards, &one(local(i), Step::NoMove));
+        for _ in 0..links {
+            hash = store(&mut shards, &one(local(i), Step::Shard { hash }));
+        }
+        steps.push(Step::Shard { hash });
+    }
+    let sum = Certificate {
+        root: manifest(&[], 0).0.root,
+        steps,
+        meta: Meta::default(),
+    };
+    let hash = store(&mut shards, &sum);
+    (one(sum.root.clone(), Step::Shard { hash }), shards)
+}
+
+#[test]
+fn shards_checked_ahead_count_their_true_level_against_the_nesting_limit() {
+    // The chains start at level 2, below the lone shard: checked ahead as if cited at
+    // level 0, a chain one link too deep would pass and then be skipped by the walk.
+    use amazons_checker::MAX_SHARD_DEPTH;
+    for (links, accepted) in [(MAX_SHARD_DEPTH - 2, true), (MAX_SHARD_DEPTH - 1, false)] {
+        let (cert, shards) = chained(links);
+        let alone = check_with(&cert, &shards);
+        assert_eq!(alone.is_ok(), accepted, "{links} links: {alone:?}");
+        for threads in [1, 2, 4] {
+            let got = check_parallel(&cert, &shards, threads, &mut |_| {});
+            assert_eq!(got, alone, "{threads} threads, {links} links");
+        }
+    }
+}
