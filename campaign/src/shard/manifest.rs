@@ -74,7 +74,6 @@ pub(crate) fn refresh(
 /// it was written, e.g. by `amazons shrink` stopped before it wrote the manifest again),
 /// or cannot be read. Compares body hashes only; nothing is checked.
 pub fn manifest_stale(plan: &Plan, dir: &Path) -> bool {
-    let hash_of = shard_hash;
     let cited: Option<Vec<[u8; 32]>> = (|| {
         let bytes = amazons_format::stored::read(&on_disk(&dir.join("manifest.cert"))?).ok()?;
         let manifest = amazons_format::decode(&bytes).ok()?;
@@ -84,7 +83,7 @@ pub fn manifest_stale(plan: &Plan, dir: &Path) -> bool {
     })();
     let on_disk_now: Option<Vec<[u8; 32]>> = plan
         .unique()
-        .map(|t| hash_of(&plan.shard_path(dir, t)))
+        .map(|t| shard_hash(&plan.shard_path(dir, t)))
         .collect::<Option<Vec<_>>>()
         .map(|mut v| {
             v.sort_unstable();
