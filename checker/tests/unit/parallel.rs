@@ -32,11 +32,9 @@ fn local(i: usize) -> Claim {
     }
 }
 
-/// A manifest proving the six local claims by six shards; `wrong` shards say `ReplyAll`
-/// (Black has no action there) instead of `NoMove`; `extra` steps trail the proof.
-fn manifest(wrong: &[usize], extra: usize) -> (Certificate, Memory) {
-    let mut shards = Memory(HashMap::new());
-    let mut steps = vec![Step::Sum {
+/// The step that splits `SIX` into its six components, each claimed `>= 0` for White.
+fn sum_of_six() -> Step {
+    Step::Sum {
         parts: vec![
             LocalClaim {
                 bound: 0,
@@ -44,7 +42,14 @@ fn manifest(wrong: &[usize], extra: usize) -> (Certificate, Memory) {
             };
             6
         ],
-    }];
+    }
+}
+
+/// A manifest proving the six local claims by six shards; `wrong` shards say `ReplyAll`
+/// (Black has no action there) instead of `NoMove`; `extra` steps trail the proof.
+fn manifest(wrong: &[usize], extra: usize) -> (Certificate, Memory) {
+    let mut shards = Memory(HashMap::new());
+    let mut steps = vec![sum_of_six()];
     for i in 0..6 {
         let step = if wrong.contains(&i) {
             Step::ReplyAll
@@ -248,15 +253,7 @@ fn chained(links: usize) -> (Certificate, Memory) {
         steps: vec![step],
         meta: Meta::default(),
     };
-    let mut steps = vec![Step::Sum {
-        parts: vec![
-            LocalClaim {
-                bound: 0,
-                strict: false
-            };
-            6
-        ],
-    }];
+    let mut steps = vec![sum_of_six()];
     for i in 0..6 {
         let mut hash = store(&mut shards, &one(local(i), Step::NoMove));
         for _ in 0..links {
