@@ -283,10 +283,12 @@ mod tests;
 mod verified_tests;
 
 pub use amazons_format::stored::on_disk;
-use manifest::manifest_of;
 pub(crate) use manifest::refresh;
 use manifest::won_by;
-pub use manifest::{assemble, cited_tasks, collect, collect_result, manifest_stale, rewrite_md};
+pub use manifest::{
+    assemble, cited_tasks, collect, collect_result, manifest_of, manifest_stale, read_shard,
+    rewrite_md, write_manifest,
+};
 use pool::*;
 use progress::{rung_pace, LONG_TASK, REPORT_EVERY};
 pub use progress::{Done, Progress, RungPace, Running};

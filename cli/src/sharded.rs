@@ -416,19 +416,22 @@ fn check_manifest(
     Ok(report)
 }
 
-/// Assembles the manifest of `plan` from the shards in `dir`, writes it, checks it with
-/// every shard on `threads` threads (with `progress`, a line on stderr every 10 s), and
-/// prints its path, root hash and claim.
+/// Assembles the manifest of `plan` from the shards in `dir`, checks it with every shard
+/// on `threads` threads (with `progress`, a line on stderr every 10 s), writes it once it
+/// checks, and prints its path, root hash and claim. The shards are read without checking
+/// them first: the manifest's check checks each of them once, on every thread.
 pub(crate) fn write_manifest(
     plan: &amazons_campaign::shard::Plan,
     dir: &std::path::Path,
     threads: usize,
     progress: bool,
 ) -> Result<()> {
-    let (plan, done) = amazons_campaign::shard::collect_result(plan, dir)?;
-    let manifest = amazons_campaign::shard::assemble(&plan, dir, &done)?;
+    use amazons_campaign::shard;
+    let (plan, done) = shard::collect_result(plan, dir)?;
+    let manifest = shard::manifest_of(&plan, &done)?;
     let report = check_manifest(&manifest, dir, threads, progress)
-        .map_err(|e| anyhow::anyhow!("the manifest does not check: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("the manifest does not check, so it was not written: {e}"))?;
+    shard::write_manifest(&plan, dir, &done, &manifest)?;
     let bytes = amazons_format::encode(&manifest)?;
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);
     println!(

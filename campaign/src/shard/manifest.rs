@@ -9,25 +9,56 @@ pub fn collect(plan: &Plan, dir: &Path) -> Result<Vec<Done>, ShardError> {
     })
 }
 
-/// The plan and results of the manifest that the shards on disk make: without a fixed
-/// first move, the first task (in task order) whose shard checks and is won by the side
-/// to move, alone ([`won_by`], as the run that found it wrote the manifest); else every
-/// task's shard ([`collect`]). So `amazons manifest` rebuilds a result that a run settled
-/// with one winning first move, whose other tasks were never solved.
+/// The plan and results of the manifest that the shards on disk make, each shard read
+/// without checking it ([`read_shard`]; the caller checks the manifest, which checks every
+/// shard it cites): without a fixed first move, the first task (in task order) whose shard
+/// is won by the side to move, alone ([`won_by`], as the run that found it wrote the
+/// manifest); else every task's shard. So `amazons manifest` rebuilds a result that a run
+/// settled with one winning first move, whose other tasks were never solved.
 pub fn collect_result(plan: &Plan, dir: &Path) -> Result<(Plan, Vec<Done>), ShardError> {
     if plan.first.is_none() {
         for task in plan.unique() {
             let path = plan.shard_path(dir, task);
-            let won = (on_disk(&path).is_some())
-                .then(|| existing(&path, task))
-                .flatten()
-                .filter(|d| d.winner == plan.root.to_move);
-            if let Some(done) = won {
+            if on_disk(&path).is_none() {
+                continue;
+            }
+            let done = read_shard(&path, task)?;
+            if done.winner == plan.root.to_move {
                 return Ok(won_by(plan, task, done));
             }
         }
     }
-    Ok((plan.clone(), collect(plan, dir)?))
+    Ok((plan.clone(), gather(plan, dir, read_shard)?))
+}
+
+/// A task's shard as it is on disk, read but not checked: its body hash, claim and
+/// metadata. Errors name the file when it is missing, unreadable, damaged (its body hash
+/// does not match) or proves another position than the task's.
+pub fn read_shard(path: &Path, task: &Task) -> Result<Done, ShardError> {
+    let file = on_disk(path).ok_or_else(|| ShardError::MissingShard(path.to_path_buf()))?;
+    let unreadable = |reason: String| ShardError::Task {
+        task: task.name.clone(),
+        reason: format!("{}: {reason}", file.display()),
+    };
+    let bytes = amazons_format::stored::read(&file).map_err(|e| unreadable(e.to_string()))?;
+    let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    let body =
+        amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    if cert.root.position != task.position || cert.root.spare != 0 {
+        return Err(unreadable(format!(
+            "proves another position ({}) than its task's",
+            cert.root.position.grid()
+        )));
+    }
+    Ok(Done {
+        winner: cert.root.winner,
+        hash: amazons_format::hash_body(body),
+        nodes: cert.meta.nodes,
+        millis: cert.meta.millis,
+        bytes: bytes.len() as u64,
+        resumed: true,
+        mirror_of: None,
+    })
 }
 
 /// The one-task plan and result of a root settled by `task`, a move the side to move wins:
@@ -142,7 +173,7 @@ fn gather(
 }
 
 /// The manifest certificate of a plan from its tasks' results (in task order).
-pub(super) fn manifest_of(plan: &Plan, done: &[Done]) -> Result<Certificate, ShardError> {
+pub fn manifest_of(plan: &Plan, done: &[Done]) -> Result<Certificate, ShardError> {
     let board = plan.root.board;
     let mover = plan.root.to_move;
     // A task's step: its shard, or a transposition onto the earlier task it mirrors (whose
@@ -207,14 +238,24 @@ pub(super) fn manifest_of(plan: &Plan, done: &[Done]) -> Result<Certificate, Sha
 /// `DIR/manifest.cert` and `DIR/manifest.md`.
 pub fn assemble(plan: &Plan, dir: &Path, done: &[Done]) -> Result<Certificate, ShardError> {
     let manifest = manifest_of(plan, done)?;
+    write_manifest(plan, dir, done, &manifest)?;
+    Ok(manifest)
+}
 
-    let bytes = amazons_format::encode(&manifest).map_err(|e| ShardError::Task {
+/// Writes `manifest`, built by [`manifest_of`] from `done`, as `DIR/manifest.cert` and
+/// `DIR/manifest.md` (for a caller that checks a manifest before it writes it).
+pub fn write_manifest(
+    plan: &Plan,
+    dir: &Path,
+    done: &[Done],
+    manifest: &Certificate,
+) -> Result<(), ShardError> {
+    let bytes = amazons_format::encode(manifest).map_err(|e| ShardError::Task {
         task: "manifest".into(),
         reason: e.to_string(),
     })?;
     write_cert(&dir.join("manifest.cert"), &bytes)?;
-    write_md(plan, dir, done, &manifest.root)?;
-    Ok(manifest)
+    write_md(plan, dir, done, &manifest.root)
 }
 
 /// Writes `DIR/manifest.md`: the manifest's claim and a row per task (its move, winner,
@@ -263,26 +304,7 @@ fn write_md(plan: &Plan, dir: &Path, done: &[Done], root: &Claim) -> Result<(), 
 /// (shard metadata and `times.tsv`).
 pub fn rewrite_md(dir: &Path) -> Result<(), ShardError> {
     let plan = Plan::read(dir)?;
-    let done = gather(&plan, dir, |path, task| {
-        let file = on_disk(path).ok_or_else(|| ShardError::MissingShard(path.to_path_buf()))?;
-        let unreadable = |reason: String| ShardError::Task {
-            task: task.name.clone(),
-            reason: format!("{}: {reason}", file.display()),
-        };
-        let bytes = amazons_format::stored::read(&file).map_err(|e| unreadable(e.to_string()))?;
-        let cert = amazons_format::decode(&bytes).map_err(|e| unreadable(e.to_string()))?;
-        let body =
-            amazons_format::file::verified_body(&bytes).map_err(|e| unreadable(e.to_string()))?;
-        Ok(Done {
-            winner: cert.root.winner,
-            hash: amazons_format::hash_body(body),
-            nodes: cert.meta.nodes,
-            millis: cert.meta.millis,
-            bytes: bytes.len() as u64,
-            resumed: true,
-            mirror_of: None,
-        })
-    })?;
+    let done = gather(&plan, dir, read_shard)?;
     let manifest = manifest_of(&plan, &done)?;
     write_md(&plan, dir, &done, &manifest.root)
 }

@@ -229,6 +229,59 @@ fn damaged_and_altered_shards_are_named_and_moved_aside() {
 }
 
 #[test]
+fn manifest_rebuilds_the_same_manifest_and_writes_none_that_does_not_check() {
+    let tmp = TempDir::new("campaign", "manifest");
+    let dir = tmp.path("4x4");
+    let solved = ok(&sharded("4x4", &dir, "--hash 8 -q"));
+    let path = dir.join("manifest.cert");
+    let written = std::fs::read(&path).expect("manifest");
+    let manifest = ["manifest", "4x4", "--shards", s(&dir)];
+    std::fs::remove_file(&path).expect("remove manifest");
+    let out = ok(&manifest);
+    assert_eq!(root_hash(&out), root_hash(&solved));
+    assert_eq!(
+        std::fs::read(&path).expect("rebuilt"),
+        written,
+        "byte for byte"
+    );
+
+    // Each shard read as it is, then the manifest checked before it is written: a shard
+    // of another task's position is named, and one whose claim was changed (its body
+    // hash made to match) fails the check. Neither leaves a manifest behind.
+    let files = shard_files(&dir);
+    let (other, changed) = (
+        dir.join("shards").join(&files[6]),
+        dir.join("shards").join(&files[3]),
+    );
+    let keep = std::fs::read(&other).expect("read");
+    std::fs::copy(dir.join("shards").join(&files[5]), &other).expect("copy");
+    std::fs::remove_file(&path).expect("remove manifest");
+    let out = amazons(&manifest);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains(files[6].as_str()), "{out:?}");
+    assert!(out.stderr.contains("proves another position"), "{out:?}");
+    assert!(!path.exists(), "no manifest written");
+    std::fs::write(&other, keep).expect("restore");
+    let bytes = std::fs::read(&changed).expect("read");
+    let mut cert = amazons_format::decode(&bytes).expect("a shard");
+    assert_eq!(
+        cert.root.winner,
+        amazons_format::Color::Black,
+        "4x4 is Black's"
+    );
+    cert.root.winner = amazons_format::Color::White;
+    std::fs::write(&changed, amazons_format::encode(&cert).expect("encode")).expect("write");
+    let out = amazons(&manifest);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("does not check, so it was not written"),
+        "{out:?}"
+    );
+    assert!(!path.exists(), "no manifest written");
+    assert!(!dir.join("manifest.cert.zst").exists());
+}
+
+#[test]
 fn solve_checks_its_output_path_before_solving() {
     let tmp = TempDir::new("campaign", "output");
     for target in [tmp.path("missing/x.cert"), tmp.0.clone()] {
