@@ -287,7 +287,7 @@ pub(crate) use manifest::refresh;
 use manifest::won_by;
 pub use manifest::{
     assemble, cited_tasks, collect, collect_result, manifest_of, manifest_stale, read_shard,
-    rewrite_md, write_manifest,
+    remove_manifest, rewrite_md, write_manifest,
 };
 use pool::*;
 use progress::{rung_pace, LONG_TASK, REPORT_EVERY};

@@ -314,8 +314,20 @@ pub(crate) fn solve_sharded(
     let solve_time = t.elapsed();
     let t = Instant::now();
     // Every shard again, in full, by the checker alone, on the run's threads.
-    let report = check_manifest(&manifest, dir, threads, !quiet)
-        .map_err(|e| anyhow::anyhow!("the checker rejected the manifest (a solver bug): {e}"))?;
+    let report = match check_manifest(&manifest, dir, threads, !quiet) {
+        Ok(report) => report,
+        Err(e) => {
+            amazons_campaign::shard::remove_manifest(dir)?;
+            anyhow::bail!(
+                "the checker rejected the manifest, so it was removed (a solver bug, or a shard \
+                 taken on the word of {}; remove that file and run again: every shard is then \
+                 checked as the run resumes, and one that fails is moved aside and solved \
+                 again): {e}",
+                dir.join(amazons_campaign::verified::VERIFIED_FILE)
+                    .display()
+            );
+        }
+    };
     let check_time = t.elapsed();
     let bytes = amazons_format::encode(&manifest)?;
     let root_hash = blake3::hash(amazons_format::file::verified_body(&bytes)?);

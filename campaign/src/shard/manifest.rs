@@ -258,6 +258,19 @@ pub fn write_manifest(
     write_md(plan, dir, done, &manifest.root)
 }
 
+/// Removes `DIR/manifest.cert` (either form) and `DIR/manifest.md`, where they are: for a
+/// run whose manifest, written as the run ended, did not check.
+pub fn remove_manifest(dir: &Path) -> Result<(), ShardError> {
+    let cert = dir.join("manifest.cert");
+    let zst = amazons_format::stored::compressed_path(&cert);
+    for path in [cert, zst, dir.join("manifest.md")] {
+        if path.is_file() {
+            std::fs::remove_file(&path).map_err(|e| ShardError::Io(path.clone(), e))?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `DIR/manifest.md`: the manifest's claim and a row per task (its move, winner,
 /// nodes, time, shard bytes and body hash).
 fn write_md(plan: &Plan, dir: &Path, done: &[Done], root: &Claim) -> Result<(), ShardError> {

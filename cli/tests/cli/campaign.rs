@@ -282,6 +282,52 @@ fn manifest_rebuilds_the_same_manifest_and_writes_none_that_does_not_check() {
 }
 
 #[test]
+fn a_run_whose_final_check_fails_removes_its_manifest_and_says_what_to_do() {
+    let tmp = TempDir::new("campaign", "final-check");
+    let dir = tmp.path("4x4");
+    ok(&sharded("4x4", &dir, "--hash 8 -q"));
+    // A shard whose claim was changed (its body hash made to match), and vouched for in
+    // verified.tsv under this binary's fingerprint: the resumed run takes it without a
+    // check, so it settles the root for White; the final check, which trusts no file,
+    // rejects the manifest.
+    let verified = std::fs::read_to_string(dir.join("verified.tsv")).expect("verified.tsv");
+    let (fingerprint, _) = (verified.lines().next())
+        .and_then(|l| l.split_once('\t'))
+        .expect("a line with this binary's fingerprint");
+    let changed = dir.join("shards").join(&shard_files(&dir)[3]);
+    let mut cert = amazons_format::decode(&std::fs::read(&changed).expect("read")).expect("shard");
+    cert.root.winner = amazons_format::Color::White;
+    let bytes = amazons_format::encode(&cert).expect("encode");
+    let body = amazons_format::file::verified_body(&bytes).expect("body");
+    let hash: String = (amazons_format::hash_body(body).iter())
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(&changed, &bytes).expect("write");
+    let line = format!("{verified}{fingerprint}\t{hash}\n");
+    std::fs::write(dir.join("verified.tsv"), line).expect("vouch");
+    std::fs::remove_file(dir.join("manifest.cert")).expect("remove manifest");
+    let out = amazons(&sharded("4x4", &dir, "--hash 8 -q"));
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("the checker rejected the manifest"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains("verified.tsv; remove that file"),
+        "{out:?}"
+    );
+    for name in ["manifest.cert", "manifest.cert.zst", "manifest.md"] {
+        assert!(!dir.join(name).exists(), "{name} left behind");
+    }
+    // As the message says: without verified.tsv the shard is checked as the run resumes,
+    // moved aside and solved again, and the run proves 4x4 for Black.
+    std::fs::remove_file(dir.join("verified.tsv")).expect("remove verified.tsv");
+    let out = ok(&sharded("4x4", &dir, "--hash 8"));
+    assert!(out.stderr.contains("rejected by the checker"), "{out:?}");
+    assert_eq!(out.last_line(), "result: Black wins", "{out:?}");
+}
+
+#[test]
 fn solve_checks_its_output_path_before_solving() {
     let tmp = TempDir::new("campaign", "output");
     for target in [tmp.path("missing/x.cert"), tmp.0.clone()] {
