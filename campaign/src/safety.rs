@@ -53,6 +53,12 @@ pub enum Found {
 /// task's shard is a manifest of the subtask shards beside it, checked with them). Shards
 /// already in the run's `verified.tsv` are not checked again.
 pub fn examine(path: &Path, position: &Position) -> Found {
+    examine_as(path, position, true)
+}
+
+/// [`examine`], with the checker (`check`) or without it: read, decoded, its body hash
+/// confirmed, its claim of `position`, and every shard it cites on disk.
+fn examine_as(path: &Path, position: &Position, check: bool) -> Found {
     let Some(file) = on_disk(path) else {
         return Found::Missing;
     };
@@ -92,7 +98,7 @@ pub fn examine(path: &Path, position: &Position) -> Found {
             return damaged(format!("cites a shard that is not on disk: {missing}"));
         }
     }
-    if !crate::verified::is_checked(run, &hash) {
+    if check && !crate::verified::is_checked(run, &hash) {
         let shards = crate::verified::RunShards::new(run);
         let mut report = match amazons_checker::check_with(&cert, &shards) {
             Ok(report) => report,
@@ -147,29 +153,96 @@ fn missing_shard(
     None
 }
 
-/// The shard of task `name` at `path`, if it is on disk and proves `position`. A file that
-/// does not is moved to `DIR/damaged/` (never overwritten there), named on stderr and in
-/// `DIR/decisions.tsv`, so that the task is solved again without losing the evidence.
+/// The shard of task `name` at `path`, if it is on disk and proves `position`, taken as
+/// it is: read, its body hash and claim confirmed and the shards it cites on disk, but
+/// not checked, so that a resumed run starts at once; the run's final check checks it
+/// with every other shard it did not check itself (a run that ends unfinished, as most
+/// runs of a long campaign do, spends nothing on it). It is remembered for
+/// [`set_aside_rejected`]. A file that does not prove `position` is moved to
+/// `DIR/damaged/` (never overwritten there), named on stderr and in `DIR/decisions.tsv`,
+/// so that the task is solved again without losing the evidence.
 pub fn resume(dir: &Path, path: &Path, name: &str, position: &Position) -> Option<Done> {
-    match examine(path, position) {
-        Found::Good(done) => Some(done),
+    match examine_as(path, position, false) {
+        Found::Good(done) => {
+            let mut resumed = RESUMED.lock().unwrap_or_else(|p| p.into_inner());
+            resumed.push((dir.to_path_buf(), name.to_string()));
+            Some(done)
+        }
         Found::Missing => None,
         Found::Damaged { file, reason } => {
-            let outcome = match set_aside(dir, &file) {
-                Ok(to) => format!("moved to {}; solved again", to.display()),
-                Err(e) => format!("could not be moved aside ({e}); solved again"),
-            };
-            eprintln!("damaged shard {}: {reason}: {outcome}", file.display());
-            decisions::record(
-                dir,
-                name,
-                "damaged shard",
-                "-",
-                &format!("{reason}: {outcome}"),
-            );
+            damaged_shard(dir, name, &file, &reason);
             None
         }
     }
+}
+
+/// The shards [`resume`] took without the checker: run directory and task name.
+static RESUMED: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Checks in full every shard of `dir` that [`resume`] took without the checker (those of
+/// task `under` and its subtasks, or all of them), the deepest subtasks first, and moves
+/// each one the checker rejects aside as [`resume`] moves a damaged one (a split task's
+/// shard citing it is then rejected too, and set aside: its split is recorded, so only
+/// the rejected subtask is solved again). For a check that failed on shards this run did
+/// not write. Returns the names of the tasks so set aside.
+pub fn set_aside_rejected(dir: &Path, under: Option<&str>) -> Vec<String> {
+    let mut taken: Vec<String> = {
+        let resumed = RESUMED.lock().unwrap_or_else(|p| p.into_inner());
+        (resumed.iter())
+            .filter(|(d, name)| {
+                d == dir && under.is_none_or(|u| name == u || name.starts_with(&format!("{u}.")))
+            })
+            .map(|(_, name)| name.clone())
+            .collect()
+    };
+    taken.sort_by(|a, b| (b.matches('.').count(), a).cmp(&(a.matches('.').count(), b)));
+    taken.dedup();
+    let mut aside = Vec::new();
+    for name in taken {
+        let path = dir.join("shards").join(format!("{name}.cert"));
+        let Some(file) = on_disk(&path) else {
+            continue;
+        };
+        if let Err(reason) = check_in_full(dir, &file) {
+            damaged_shard(dir, &name, &file, &reason);
+            aside.push(name);
+        }
+    }
+    aside
+}
+
+/// Checks the shard `file` of run directory `dir` with the checker, trusting only the
+/// shards this process checked in full (not `verified.tsv`), and records it as checked.
+fn check_in_full(dir: &Path, file: &Path) -> Result<(), String> {
+    let bytes = amazons_format::stored::read(file).map_err(|e| format!("unreadable: {e}"))?;
+    let cert = amazons_format::decode(&bytes).map_err(|e| format!("not a certificate: {e}"))?;
+    let body = amazons_format::file::verified_body(&bytes).map_err(|e| format!("damaged: {e}"))?;
+    let hash = amazons_format::hash_body(body);
+    let shards = crate::verified::RunShards::checked_here_only(dir);
+    let mut report = amazons_checker::check_with(&cert, &shards)
+        .map_err(|e| format!("rejected by the checker: {e}"))?;
+    crate::verified::mark_checked(dir, &hash);
+    if shards.complete(&mut report) {
+        crate::verified::mark_checked_here(&hash, &report);
+    }
+    Ok(())
+}
+
+/// Moves the shard `file` of task `name` aside, naming it and what was done on stderr and
+/// in `DIR/decisions.tsv`.
+fn damaged_shard(dir: &Path, name: &str, file: &Path, reason: &str) {
+    let outcome = match set_aside(dir, file) {
+        Ok(to) => format!("moved to {}; solved again", to.display()),
+        Err(e) => format!("could not be moved aside ({e}); solved again"),
+    };
+    eprintln!("damaged shard {}: {reason}: {outcome}", file.display());
+    decisions::record(
+        dir,
+        name,
+        "damaged shard",
+        "-",
+        &format!("{reason}: {outcome}"),
+    );
 }
 
 /// Moves `file` into `DIR/damaged/`, under a new name if one of that name is there.

@@ -1,10 +1,11 @@
 //! The shards this solver has already checked, remembered by body hash per run directory.
 //!
-//! A sharded run checks every shard it writes, and checks again every shard it finds on
-//! disk when it resumes. A split task's shard is a manifest citing its subtask shards, and
-//! checking a manifest checks every shard below it, so without a memory each level of
-//! splitting checked the whole subtree under it once more, and every resumed run
-//! re-checked every finished shard (on the 5x6 run, 25-30 minutes of a session).
+//! A sharded run checks every shard it writes. A split task's shard is a manifest citing
+//! its subtask shards, and checking a manifest checks every shard below it, so without a
+//! memory each level of splitting checked the whole subtree under it once more. (A
+//! resumed run takes the shards it finds on disk without the checker, see
+//! [`crate::safety::resume`]; they are checked where a split task's shard cites them, or
+//! by the run's final check.)
 //!
 //! Shards that pass the checker are recorded by the blake3 hash of their body, in memory
 //! and in `DIR/verified.tsv` (one `FINGERPRINT<TAB>HASH` line each). `FINGERPRINT`

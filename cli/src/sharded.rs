@@ -41,9 +41,11 @@ impl SplitRoot {
 #[derive(Args, Debug, Clone)]
 pub(crate) struct Sharding {
     /// Split the root into tasks, one certificate each under DIR/shards/, plus the
-    /// manifest DIR/manifest.cert; rerunning resumes (finished, verified shards are kept; tasks an earlier
-    /// run split, or started and left unfinished, go last with --first-move; without it one
-    /// winning task settles the root, and they keep their ranked place).
+    /// manifest DIR/manifest.cert; rerunning resumes (finished shards are kept, read and
+    /// confirmed by hash and position, and checked in the run's final check, which moves
+    /// aside any the checker rejects; tasks an earlier run split, or started and left
+    /// unfinished, go last with --first-move; without it one winning task settles the root,
+    /// and they keep their ranked place).
     #[arg(long, value_name = "DIR")]
     pub(crate) shards: Option<PathBuf>,
     /// With --shards: fix this first move and make one task per reply. Every reply must then
@@ -318,13 +320,20 @@ pub(crate) fn solve_sharded(
         Ok(report) => report,
         Err(e) => {
             amazons_campaign::shard::remove_manifest(dir)?;
+            // The shards the run resumed without checking are checked one by one; those the
+            // checker rejects are moved aside (and named), for the next run to solve again.
+            let aside = amazons_campaign::safety::set_aside_rejected(dir, None);
+            if aside.is_empty() {
+                anyhow::bail!(
+                    "the checker rejected the manifest, so it was removed (a solver bug): {e}"
+                );
+            }
             anyhow::bail!(
-                "the checker rejected the manifest, so it was removed (a solver bug, or a shard \
-                 taken on the word of {}; remove that file and run again: every shard is then \
-                 checked as the run resumes, and one that fails is moved aside and solved \
-                 again): {e}",
-                dir.join(amazons_campaign::verified::VERIFIED_FILE)
-                    .display()
+                "the checker rejected the manifest, so it was removed: {} shard(s) this run \
+                 resumed failed the checker and were moved aside ({}); run again to solve \
+                 them anew",
+                aside.len(),
+                aside.join(", ")
             );
         }
     };

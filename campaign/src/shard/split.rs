@@ -898,6 +898,14 @@ pub(super) fn finish_split(
     let path = shard_file(dir, name);
     write_cert(&path, &bytes)?;
     if existing_at(&path, position).is_none() {
+        // Subtask shards a resumed run took without the checker are checked now; those it
+        // rejects are moved aside, and the task is left open to solve them again.
+        if !crate::safety::set_aside_rejected(dir, Some(name)).is_empty() {
+            for p in [path.clone(), amazons_format::stored::compressed_path(&path)] {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(Attempt::Budget);
+        }
         return Err(ShardError::Task {
             task: name.to_string(),
             reason: "the checker rejected the split task's manifest (a solver bug)".into(),

@@ -282,29 +282,18 @@ fn manifest_rebuilds_the_same_manifest_and_writes_none_that_does_not_check() {
 }
 
 #[test]
-fn a_run_whose_final_check_fails_removes_its_manifest_and_says_what_to_do() {
+fn a_resumed_shard_that_fails_the_final_check_is_moved_aside_with_the_manifest_removed() {
     let tmp = TempDir::new("campaign", "final-check");
     let dir = tmp.path("4x4");
-    ok(&sharded("4x4", &dir, "--hash 8 -q"));
-    // A shard whose claim was changed (its body hash made to match), and vouched for in
-    // verified.tsv under this binary's fingerprint: the resumed run takes it without a
-    // check, so it settles the root for White; the final check, which trusts no file,
-    // rejects the manifest.
-    let verified = std::fs::read_to_string(dir.join("verified.tsv")).expect("verified.tsv");
-    let (fingerprint, _) = (verified.lines().next())
-        .and_then(|l| l.split_once('\t'))
-        .expect("a line with this binary's fingerprint");
-    let changed = dir.join("shards").join(&shard_files(&dir)[3]);
+    let first = ok(&sharded("4x4", &dir, "--hash 8 -q"));
+    // A shard whose claim was changed, its body hash made to match: a resumed run takes it
+    // as it is (the checker is left to the final check), so it settles the root for
+    // White; the final check rejects the manifest.
+    let name = shard_files(&dir)[3].clone();
+    let changed = dir.join("shards").join(&name);
     let mut cert = amazons_format::decode(&std::fs::read(&changed).expect("read")).expect("shard");
     cert.root.winner = amazons_format::Color::White;
-    let bytes = amazons_format::encode(&cert).expect("encode");
-    let body = amazons_format::file::verified_body(&bytes).expect("body");
-    let hash: String = (amazons_format::hash_body(body).iter())
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    std::fs::write(&changed, &bytes).expect("write");
-    let line = format!("{verified}{fingerprint}\t{hash}\n");
-    std::fs::write(dir.join("verified.tsv"), line).expect("vouch");
+    std::fs::write(&changed, amazons_format::encode(&cert).expect("encode")).expect("write");
     std::fs::remove_file(dir.join("manifest.cert")).expect("remove manifest");
     let out = amazons(&sharded("4x4", &dir, "--hash 8 -q"));
     assert_ne!(out.code, 0, "{out:?}");
@@ -312,19 +301,28 @@ fn a_run_whose_final_check_fails_removes_its_manifest_and_says_what_to_do() {
         out.stderr.contains("the checker rejected the manifest"),
         "{out:?}"
     );
+    let task = name.trim_end_matches(".cert");
     assert!(
-        out.stderr.contains("verified.tsv; remove that file"),
+        out.stderr.contains(&format!(
+            "1 shard(s) this run resumed failed the checker and were moved aside ({task})"
+        )),
         "{out:?}"
     );
-    for name in ["manifest.cert", "manifest.cert.zst", "manifest.md"] {
-        assert!(!dir.join(name).exists(), "{name} left behind");
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.starts_with("damaged shard") && l.contains(&name)),
+        "{out:?}"
+    );
+    assert!(dir.join("damaged").join(&name).is_file(), "moved aside");
+    for file in ["manifest.cert", "manifest.cert.zst", "manifest.md"] {
+        assert!(!dir.join(file).exists(), "{file} left behind");
     }
-    // As the message says: without verified.tsv the shard is checked as the run resumes,
-    // moved aside and solved again, and the run proves 4x4 for Black.
-    std::fs::remove_file(dir.join("verified.tsv")).expect("remove verified.tsv");
+    // As the message says, the next run solves that task again and proves 4x4 for Black,
+    // with the first run's manifest.
     let out = ok(&sharded("4x4", &dir, "--hash 8"));
-    assert!(out.stderr.contains("rejected by the checker"), "{out:?}");
     assert_eq!(out.last_line(), "result: Black wins", "{out:?}");
+    assert_eq!(root_hash(&out), root_hash(&first));
 }
 
 #[test]
@@ -531,6 +529,47 @@ fn a_resumed_run_skips_passed_rungs_and_resolves_a_shard_missing_a_subtask() {
     let manifest = dir.join("manifest.cert");
     let check = ok(&["check", s(&manifest)]);
     assert!(check.stdout.contains("verified: Black wins"), "{check:?}");
+}
+
+#[test]
+fn a_resumed_subtask_shard_that_fails_its_split_check_is_moved_aside_and_solved_again() {
+    let tmp = TempDir::new("campaign", "resume-bad-subtask");
+    let dir = tmp.path("4x4");
+    let flags = "--hash 8 --threads 1 -q --ladder 150,40";
+    let first = ok(&sharded("4x4", &dir, flags));
+    // A subtask shard whose proof lost its last step (its claim and position kept, its
+    // body hash made to match), and its split task's shard removed, so that the resumed
+    // run takes the subtask as it is and writes the split task's shard again.
+    let subtask = shard_files(&dir)
+        .into_iter()
+        .find(|f| f.matches('.').count() == 2)
+        .expect("a subtask shard");
+    let parent = subtask.split('.').next().expect("parent").to_string();
+    let path = dir.join("shards").join(&subtask);
+    let mut cert = amazons_format::decode(&std::fs::read(&path).expect("read")).expect("shard");
+    cert.steps.pop();
+    std::fs::write(&path, amazons_format::encode(&cert).expect("encode")).expect("write");
+    std::fs::remove_file(dir.join("shards").join(format!("{parent}.cert"))).expect("parent");
+    std::fs::remove_file(dir.join("manifest.cert")).expect("manifest");
+    // The split task's check rejects it: the subtask is moved aside, the task left open.
+    let out = amazons(&sharded("4x4", &dir, flags));
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.lines().any(|l| l.starts_with("damaged shard")
+            && l.contains(&subtask)
+            && l.contains("rejected by the checker")),
+        "{out:?}"
+    );
+    assert!(dir.join("damaged").join(&subtask).is_file(), "moved aside");
+    assert!(
+        !out.stderr.contains("the checker rejected the manifest"),
+        "caught at the split task's check, not the final one: {out:?}"
+    );
+    assert!(!dir.join("shards").join(format!("{parent}.cert")).exists());
+    assert!(!dir.join("manifest.cert").exists());
+    // The next run solves the subtask again and writes the first run's manifest.
+    let out = ok(&sharded("4x4", &dir, flags));
+    assert_eq!(root_hash(&out), root_hash(&first));
 }
 
 #[test]
