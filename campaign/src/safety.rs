@@ -211,6 +211,29 @@ pub fn set_aside_rejected(dir: &Path, under: Option<&str>) -> Vec<String> {
     aside
 }
 
+/// Whether the shard of task `name` may be acted on: `true` unless [`resume`] took it
+/// without the checker and the checker now rejects it (it is then moved aside, as
+/// [`set_aside_rejected`] does). For a resumed shard whose claim decides something, such
+/// as refuting a split's guess (whose other shards are then removed) or a fixed first
+/// move: the checker sees it first.
+pub fn confirm(dir: &Path, name: &str) -> bool {
+    let taken = {
+        let resumed = RESUMED.lock().unwrap_or_else(|p| p.into_inner());
+        (resumed.iter()).any(|(d, n)| d == dir && n == name)
+    };
+    let path = dir.join("shards").join(format!("{name}.cert"));
+    let Some(file) = on_disk(&path).filter(|_| taken) else {
+        return true;
+    };
+    match check_in_full(dir, &file) {
+        Ok(()) => true,
+        Err(reason) => {
+            damaged_shard(dir, name, &file, &reason);
+            false
+        }
+    }
+}
+
 /// Checks the shard `file` of run directory `dir` with the checker, trusting only the
 /// shards this process checked in full (not `verified.tsv`), and records it as checked.
 fn check_in_full(dir: &Path, file: &Path) -> Result<(), String> {

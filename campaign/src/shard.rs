@@ -777,12 +777,19 @@ pub fn run(
                     if first_start && on_disk(&plan.shard_path(dir, task)).is_none() {
                         append_line(dir, STARTED_FILE, &task.name);
                     }
+                    // A won first move settles the root; a reply won against a fixed first
+                    // move refutes it.
+                    let decisive = match plan.first {
+                        None => plan.root.to_move,
+                        Some(_) => plan.root.to_move.opponent(),
+                    };
                     let outcome = prove_position(
                         &cx.capped(cap),
                         &task.position,
                         &task.name,
                         budget.split_depth,
-                    );
+                    )
+                    .and_then(|done| confirmed(dir, &task.name, done, decisive));
                     // Over its pass's budget: queued for the next pass before this thread
                     // counts as idle, so that an idle thread never ends while it waits.
                     let later = cap.is_some()

@@ -159,7 +159,7 @@ impl Pool {
         };
         let (position, name) = &list.items[i];
         let cx = &cx.capped(list.cap);
-        claim.outcome = Some(prove_subtask(cx, position, name, list.depth));
+        claim.outcome = Some(prove_subtask(cx, position, name, list.depth, list.decisive));
         self.helped.fetch_add(1, Ordering::Relaxed);
         true
     }

@@ -281,8 +281,14 @@ pub(super) fn prove_subtask(
     position: &Position,
     name: &str,
     depth: usize,
+    decisive: Color,
 ) -> Result<Done, Attempt> {
-    let done = prove_position(cx, position, name, depth)?;
+    let done = confirmed(
+        cx.dir,
+        name,
+        prove_position(cx, position, name, depth)?,
+        decisive,
+    )?;
     let Some(go) = cx.shrink.filter(|_| !done.resumed) else {
         return Ok(done);
     };
@@ -292,6 +298,22 @@ pub(super) fn prove_subtask(
     let at = (name, position, shard_file(cx.dir, name));
     let smaller = crate::shrink::after_subtask(cx.dir, cx.root, cx.opts, at, &done, go)?;
     Ok(smaller.unwrap_or(done))
+}
+
+/// `done`, the result of task `name`, unless it is a shard a resumed run took without the
+/// checker, won by `decisive` (so that acting on it settles its list: a refuted guess's
+/// shards are removed, a first move is refuted), and the checker rejects it: it is then
+/// moved aside ([`crate::safety::confirm`]) and the task left open, to be solved again.
+pub(super) fn confirmed(
+    dir: &Path,
+    name: &str,
+    done: Done,
+    decisive: Color,
+) -> Result<Done, Attempt> {
+    if done.resumed && done.winner == decisive && !crate::safety::confirm(dir, name) {
+        return Err(Attempt::Budget);
+    }
+    Ok(done)
 }
 
 /// Ranks the moves of task `name` again after the guess `refuted.last()` was refuted: the
@@ -828,7 +850,7 @@ fn prove_list(
     cx.pool.publish(&list);
     while let Some(i) = list.claim() {
         let (position, name) = &list.items[i];
-        let outcome = prove_subtask(cx, position, name, depth);
+        let outcome = prove_subtask(cx, position, name, depth, decisive);
         list.put(i, outcome);
     }
     cx.pool.withdraw(&list);

@@ -286,13 +286,14 @@ fn a_resumed_shard_that_fails_the_final_check_is_moved_aside_with_the_manifest_r
     let tmp = TempDir::new("campaign", "final-check");
     let dir = tmp.path("4x4");
     let first = ok(&sharded("4x4", &dir, "--hash 8 -q"));
-    // A shard whose claim was changed, its body hash made to match: a resumed run takes it
-    // as it is (the checker is left to the final check), so it settles the root for
-    // White; the final check rejects the manifest.
+    // A shard whose proof lost its last step, its claim (Black wins, which settles
+    // nothing) kept and its body hash made to match: a resumed run takes it as it is, and
+    // the final check rejects the manifest.
     let name = shard_files(&dir)[3].clone();
     let changed = dir.join("shards").join(&name);
     let mut cert = amazons_format::decode(&std::fs::read(&changed).expect("read")).expect("shard");
-    cert.root.winner = amazons_format::Color::White;
+    assert_eq!(cert.root.winner, amazons_format::Color::Black);
+    cert.steps.pop();
     std::fs::write(&changed, amazons_format::encode(&cert).expect("encode")).expect("write");
     std::fs::remove_file(dir.join("manifest.cert")).expect("remove manifest");
     let out = amazons(&sharded("4x4", &dir, "--hash 8 -q"));
@@ -568,6 +569,53 @@ fn a_resumed_subtask_shard_that_fails_its_split_check_is_moved_aside_and_solved_
     assert!(!dir.join("shards").join(format!("{parent}.cert")).exists());
     assert!(!dir.join("manifest.cert").exists());
     // The next run solves the subtask again and writes the first run's manifest.
+    let out = ok(&sharded("4x4", &dir, flags));
+    assert_eq!(root_hash(&out), root_hash(&first));
+}
+
+#[test]
+fn a_resumed_subtask_shard_that_would_settle_its_split_is_checked_first() {
+    let tmp = TempDir::new("campaign", "resume-decisive");
+    let dir = tmp.path("4x4");
+    let flags = "--hash 8 --threads 1 -q --ladder 150,40";
+    let first = ok(&sharded("4x4", &dir, flags));
+    // A split task with several subtask shards: none settles the split on its own (a
+    // guess's replies are all won by the guess, a lost task's moves all refuted). One of
+    // them with its claim changed to the other side would settle it, and the split's other
+    // shards would be removed as no longer needed.
+    let files = shard_files(&dir);
+    let sub = |f: &String| f.matches('.').count() == 2;
+    let parent = (files.iter().filter(|f| sub(f)))
+        .map(|f| f.split('.').next().expect("parent").to_string())
+        .find(|p| {
+            files
+                .iter()
+                .filter(|f| sub(f) && f.starts_with(&format!("{p}.")))
+                .count()
+                >= 2
+        })
+        .expect("a split task with two subtask shards");
+    let siblings: Vec<&String> = (files.iter())
+        .filter(|f| sub(f) && f.starts_with(&format!("{parent}.")))
+        .collect();
+    let forged = siblings[0].clone();
+    let path = dir.join("shards").join(&forged);
+    let mut cert = amazons_format::decode(&std::fs::read(&path).expect("read")).expect("shard");
+    cert.root.winner = cert.root.winner.opponent();
+    std::fs::write(&path, amazons_format::encode(&cert).expect("encode")).expect("write");
+    std::fs::remove_file(dir.join("shards").join(format!("{parent}.cert"))).expect("parent");
+    std::fs::remove_file(dir.join("manifest.cert")).expect("manifest");
+    let out = amazons(&sharded("4x4", &dir, flags));
+    assert!(
+        out.stderr.lines().any(|l| l.starts_with("damaged shard")
+            && l.contains(&forged)
+            && l.contains("rejected by the checker")),
+        "{out:?}"
+    );
+    assert!(dir.join("damaged").join(&forged).is_file(), "moved aside");
+    for f in &siblings[1..] {
+        assert!(dir.join("shards").join(f).is_file(), "{f} was removed");
+    }
     let out = ok(&sharded("4x4", &dir, flags));
     assert_eq!(root_hash(&out), root_hash(&first));
 }
