@@ -255,7 +255,7 @@ pub(crate) fn solve_sharded(
     let status = amazons_campaign::status::Status::on_disk(&plan, dir);
     if opts.progress && (status.done > 0 || status.timed > 0 || status.spent > 0) {
         eprintln!(
-            "campaign so far: {} (shards on disk, checked as the run resumes them)",
+            "campaign so far: {} (shards on disk, not checked yet: the checker sees each before a manifest is kept)",
             status.line()
         );
     }
