@@ -44,6 +44,29 @@ fn shard_files(dir: &Path) -> Vec<String> {
     shard_names(dir, ".cert")
 }
 
+/// Rewrites the shard at `path` with `edit` applied to its certificate, re-encoded so that
+/// its body hash matches (a change only the checker can find).
+fn edit_shard(path: &Path, edit: impl FnOnce(&mut amazons_format::Certificate)) {
+    let mut cert = amazons_format::decode(&std::fs::read(path).expect("read")).expect("shard");
+    edit(&mut cert);
+    std::fs::write(path, amazons_format::encode(&cert).expect("encode")).expect("write");
+}
+
+/// That the run `out` named shard file `name` as rejected by the checker and moved it to
+/// `DIR/damaged/`.
+fn assert_rejected_and_set_aside(out: &Out, dir: &Path, name: &str) {
+    assert!(
+        out.stderr.lines().any(|l| l.starts_with("damaged shard")
+            && l.contains(name)
+            && l.contains("rejected by the checker")),
+        "{out:?}"
+    );
+    assert!(
+        dir.join("damaged").join(name).is_file(),
+        "{name} not moved aside"
+    );
+}
+
 #[test]
 fn rank_puts_nearly_refuted_moves_behind_by_the_proof_disproof_ratio() {
     // 5x4 after 2000 nodes: several moves have disproof number 1 (one Black reply seems
@@ -262,15 +285,14 @@ fn manifest_rebuilds_the_same_manifest_and_writes_none_that_does_not_check() {
     assert!(out.stderr.contains("proves another position"), "{out:?}");
     assert!(!path.exists(), "no manifest written");
     std::fs::write(&other, keep).expect("restore");
-    let bytes = std::fs::read(&changed).expect("read");
-    let mut cert = amazons_format::decode(&bytes).expect("a shard");
-    assert_eq!(
-        cert.root.winner,
-        amazons_format::Color::Black,
-        "4x4 is Black's"
-    );
-    cert.root.winner = amazons_format::Color::White;
-    std::fs::write(&changed, amazons_format::encode(&cert).expect("encode")).expect("write");
+    edit_shard(&changed, |cert| {
+        assert_eq!(
+            cert.root.winner,
+            amazons_format::Color::Black,
+            "4x4 is Black's"
+        );
+        cert.root.winner = amazons_format::Color::White;
+    });
     let out = amazons(&manifest);
     assert_ne!(out.code, 0, "{out:?}");
     assert!(
@@ -291,10 +313,10 @@ fn a_resumed_shard_that_fails_the_final_check_is_moved_aside_with_the_manifest_r
     // the final check rejects the manifest.
     let name = shard_files(&dir)[3].clone();
     let changed = dir.join("shards").join(&name);
-    let mut cert = amazons_format::decode(&std::fs::read(&changed).expect("read")).expect("shard");
-    assert_eq!(cert.root.winner, amazons_format::Color::Black);
-    cert.steps.pop();
-    std::fs::write(&changed, amazons_format::encode(&cert).expect("encode")).expect("write");
+    edit_shard(&changed, |cert| {
+        assert_eq!(cert.root.winner, amazons_format::Color::Black);
+        cert.steps.pop();
+    });
     std::fs::remove_file(dir.join("manifest.cert")).expect("remove manifest");
     let out = amazons(&sharded("4x4", &dir, "--hash 8 -q"));
     assert_ne!(out.code, 0, "{out:?}");
@@ -546,22 +568,15 @@ fn a_resumed_subtask_shard_that_fails_its_split_check_is_moved_aside_and_solved_
         .find(|f| f.matches('.').count() == 2)
         .expect("a subtask shard");
     let parent = subtask.split('.').next().expect("parent").to_string();
-    let path = dir.join("shards").join(&subtask);
-    let mut cert = amazons_format::decode(&std::fs::read(&path).expect("read")).expect("shard");
-    cert.steps.pop();
-    std::fs::write(&path, amazons_format::encode(&cert).expect("encode")).expect("write");
+    edit_shard(&dir.join("shards").join(&subtask), |cert| {
+        cert.steps.pop();
+    });
     std::fs::remove_file(dir.join("shards").join(format!("{parent}.cert"))).expect("parent");
     std::fs::remove_file(dir.join("manifest.cert")).expect("manifest");
     // The split task's check rejects it: the subtask is moved aside, the task left open.
     let out = amazons(&sharded("4x4", &dir, flags));
     assert_ne!(out.code, 0, "{out:?}");
-    assert!(
-        out.stderr.lines().any(|l| l.starts_with("damaged shard")
-            && l.contains(&subtask)
-            && l.contains("rejected by the checker")),
-        "{out:?}"
-    );
-    assert!(dir.join("damaged").join(&subtask).is_file(), "moved aside");
+    assert_rejected_and_set_aside(&out, &dir, &subtask);
     assert!(
         !out.stderr.contains("the checker rejected the manifest"),
         "caught at the split task's check, not the final one: {out:?}"
@@ -599,20 +614,13 @@ fn a_resumed_subtask_shard_that_would_settle_its_split_is_checked_first() {
         .filter(|f| sub(f) && f.starts_with(&format!("{parent}.")))
         .collect();
     let forged = siblings[0].clone();
-    let path = dir.join("shards").join(&forged);
-    let mut cert = amazons_format::decode(&std::fs::read(&path).expect("read")).expect("shard");
-    cert.root.winner = cert.root.winner.opponent();
-    std::fs::write(&path, amazons_format::encode(&cert).expect("encode")).expect("write");
+    edit_shard(&dir.join("shards").join(&forged), |cert| {
+        cert.root.winner = cert.root.winner.opponent();
+    });
     std::fs::remove_file(dir.join("shards").join(format!("{parent}.cert"))).expect("parent");
     std::fs::remove_file(dir.join("manifest.cert")).expect("manifest");
     let out = amazons(&sharded("4x4", &dir, flags));
-    assert!(
-        out.stderr.lines().any(|l| l.starts_with("damaged shard")
-            && l.contains(&forged)
-            && l.contains("rejected by the checker")),
-        "{out:?}"
-    );
-    assert!(dir.join("damaged").join(&forged).is_file(), "moved aside");
+    assert_rejected_and_set_aside(&out, &dir, &forged);
     for f in &siblings[1..] {
         assert!(dir.join("shards").join(f).is_file(), "{f} was removed");
     }
