@@ -2,6 +2,7 @@
 
 use super::decisions;
 use crate::shard::{on_disk, Done, Plan, ShardError, PLAN_FILE};
+use crate::verified::RunShards;
 use amazons_format::{Position, Step};
 use std::path::{Path, PathBuf};
 
@@ -99,14 +100,8 @@ fn examine_as(path: &Path, position: &Position, check: bool) -> Found {
         }
     }
     if check && !crate::verified::is_checked(run, &hash) {
-        let shards = crate::verified::RunShards::new(run);
-        let mut report = match amazons_checker::check_with(&cert, &shards) {
-            Ok(report) => report,
-            Err(e) => return damaged(format!("rejected by the checker: {e}")),
-        };
-        crate::verified::mark_checked(run, &hash);
-        if shards.complete(&mut report) {
-            crate::verified::mark_checked_here(&hash, &report);
+        if let Err(reason) = check_and_record(run, &cert, &hash, RunShards::new(run)) {
+            return damaged(reason);
         }
     }
     Found::Good(Done {
@@ -241,12 +236,22 @@ fn check_in_full(dir: &Path, file: &Path) -> Result<(), String> {
     let cert = amazons_format::decode(&bytes).map_err(|e| format!("not a certificate: {e}"))?;
     let body = amazons_format::file::verified_body(&bytes).map_err(|e| format!("damaged: {e}"))?;
     let hash = amazons_format::hash_body(body);
-    let shards = crate::verified::RunShards::checked_here_only(dir);
-    let mut report = amazons_checker::check_with(&cert, &shards)
+    check_and_record(dir, &cert, &hash, RunShards::checked_here_only(dir))
+}
+
+/// Checks `cert`, the shard with body hash `hash` in run directory `dir`, with `shards`,
+/// and records it as checked (in this process too when the check was one in full).
+fn check_and_record(
+    dir: &Path,
+    cert: &amazons_format::Certificate,
+    hash: &[u8; 32],
+    shards: RunShards,
+) -> Result<(), String> {
+    let mut report = amazons_checker::check_with(cert, &shards)
         .map_err(|e| format!("rejected by the checker: {e}"))?;
-    crate::verified::mark_checked(dir, &hash);
+    crate::verified::mark_checked(dir, hash);
     if shards.complete(&mut report) {
-        crate::verified::mark_checked_here(&hash, &report);
+        crate::verified::mark_checked_here(hash, &report);
     }
     Ok(())
 }
