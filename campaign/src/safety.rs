@@ -192,18 +192,8 @@ pub fn set_aside_rejected(dir: &Path, under: Option<&str>) -> Vec<String> {
     };
     taken.sort_by(|a, b| (b.matches('.').count(), a).cmp(&(a.matches('.').count(), b)));
     taken.dedup();
-    let mut aside = Vec::new();
-    for name in taken {
-        let path = dir.join("shards").join(format!("{name}.cert"));
-        let Some(file) = on_disk(&path) else {
-            continue;
-        };
-        if let Err(reason) = check_in_full(dir, &file) {
-            damaged_shard(dir, &name, &file, &reason);
-            aside.push(name);
-        }
-    }
-    aside
+    taken.retain(|name| !recheck(dir, name));
+    taken
 }
 
 /// Whether the shard of task `name` may be acted on: `true` unless [`resume`] took it
@@ -216,17 +206,20 @@ pub fn confirm(dir: &Path, name: &str) -> bool {
         let resumed = RESUMED.lock().unwrap_or_else(|p| p.into_inner());
         (resumed.iter()).any(|(d, n)| d == dir && n == name)
     };
-    let path = dir.join("shards").join(format!("{name}.cert"));
-    let Some(file) = on_disk(&path).filter(|_| taken) else {
+    !taken || recheck(dir, name)
+}
+
+/// Checks the shard of task `name` in `dir` in full, if it is on disk: `false` when the
+/// checker rejects it, which then moves it aside by name.
+fn recheck(dir: &Path, name: &str) -> bool {
+    let Some(file) = on_disk(&dir.join("shards").join(format!("{name}.cert"))) else {
         return true;
     };
-    match check_in_full(dir, &file) {
-        Ok(()) => true,
-        Err(reason) => {
-            damaged_shard(dir, name, &file, &reason);
-            false
-        }
+    let checked = check_in_full(dir, &file);
+    if let Err(reason) = &checked {
+        damaged_shard(dir, name, &file, reason);
     }
+    checked.is_ok()
 }
 
 /// Checks the shard `file` of run directory `dir` with the checker, trusting only the
