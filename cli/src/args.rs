@@ -166,10 +166,15 @@ pub(crate) enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 512, value_name = "MIB")]
         hash: usize,
-        /// Search nodes (default: 1M, the budget of a split's guess without --max-nodes);
+        /// Search nodes (default: 1M; a campaign without --max-nodes ranks with 10M);
         /// digits, or with a K, M or G suffix.
         #[arg(long, value_name = "N", value_parser = node_count)]
         max_nodes: Option<u64>,
+        /// A move known to lose for the side to move (repeatable), as a split ranks its
+        /// task again after a refuted guess: the search takes it as a proved loss, spends
+        /// its budget on the other moves, and lists it last.
+        #[arg(long, value_name = "MOVE")]
+        lost: Vec<String>,
         /// Print only the N most promising moves (0: all).
         #[arg(long, default_value_t = 20, value_name = "N")]
         top: usize,

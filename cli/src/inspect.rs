@@ -59,12 +59,15 @@ pub(crate) fn value(board: Option<String>, setup: Setup, json: bool) -> Result<E
     Ok(ExitCode::SUCCESS)
 }
 
-/// `amazons rank`: the moves of a position ranked by a budgeted df-pn search.
+/// `amazons rank`: the moves of a position ranked by a budgeted df-pn search, the moves
+/// of `--lost` taken as proved losses.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rank(
     board: Option<String>,
     setup: Setup,
     hash: usize,
     max_nodes: Option<u64>,
+    lost: &[String],
     top: usize,
     search: SearchFlags,
     json: bool,
@@ -73,9 +76,25 @@ pub(crate) fn rank(
         return usage("--max-nodes must be at least 1");
     }
     let position = setup.position(board.as_deref())?;
+    let g = Geometry::new(position.board);
+    let p = Pos::from_position(&position);
+    let mut known = Vec::new();
+    for text in lost {
+        let m = amazons_format::Move::parse(position.board, text)
+            .map_err(|e| Usage(format!("--lost {text}: {e}")))?;
+        if !p.is_legal(&g, m) {
+            return usage(format!(
+                "--lost {text}: not a legal move for {} in {}",
+                position.to_move,
+                position.grid()
+            ));
+        }
+        known.push(m);
+    }
     let budget = max_nodes.unwrap_or(amazons_campaign::shard::GUESS_NODES);
     let opts = search.options(hash, Some(budget), None)?;
-    let r = amazons_solver::ranking(&position, &amazons_solver::main_search_options(&opts));
+    let opts = amazons_solver::main_search_options(&opts);
+    let r = amazons_solver::ranking_knowing(&position, &opts, &known);
     if json {
         json_cmd::print(&json_cmd::rank(&position, &r, top));
         return Ok(ExitCode::SUCCESS);

@@ -97,10 +97,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             setup,
             hash,
             max_nodes,
+            lost,
             top,
             search,
             json,
-        } => inspect::rank(board, setup, hash, max_nodes, top, search, json),
+        } => inspect::rank(board, setup, hash, max_nodes, &lost, top, search, json),
         Command::Sample(args) => sharded::sample(args),
         Command::Shrink(args) => shrink_cmd::run(args),
         Command::Eval {

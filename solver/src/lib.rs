@@ -155,10 +155,26 @@ pub struct Ranking {
 
 /// The df-pn search of [`rank_and_lean`], with the numbers behind the order.
 pub fn ranking(position: &Position, opts: &Options) -> Ranking {
+    ranking_knowing(position, opts, &[])
+}
+
+/// [`ranking`], with the moves `lost` known to lose for the side to move (a split's
+/// refuted guesses): before the search, the table holds each of their children as won by
+/// the opponent, so the budget goes to the other moves and they rank last, as proved
+/// losses. Without this a second ranking of the same position spends its budget as the
+/// first did and returns the same order (6x5's split tasks ranked again after a refuted
+/// guess listed it first again). The root's numbers and lean are then those of the
+/// moves not yet refuted.
+pub fn ranking_knowing(position: &Position, opts: &Options, lost: &[Move]) -> Ranking {
     use amazons_format::Action;
     let g = Geometry::new(position.board);
     let root = State::from_position(position, 0);
     let mut search = Search::new(&g, opts);
+    for &m in lost {
+        let child = root.play(Action::Board(m));
+        // Kept over every searched entry: the table replaces the entries of least work.
+        search.tt.put(child.key(&g), 0, tt::INF, u32::MAX);
+    }
     let winner = search.solve(&root);
     let numbers = search.lookup(&root).map(|(phi, delta, _)| (phi, delta));
     let lean = numbers.is_none_or(|(phi, delta)| phi <= delta);
@@ -206,6 +222,37 @@ mod tests {
         v.sort_by(|a, b| promise_order(a.1, b.1));
         let order: Vec<i32> = v.iter().map(|x| x.0).collect();
         assert_eq!(order, vec![0, 6, 5, 2, 1, 4, 3]);
+    }
+
+    /// Moves known lost are ranked as proved losses, after every move the search left
+    /// open, and the best move of the first ranking, once known lost, is not the best
+    /// of the next; with every move known lost the root is proved lost.
+    #[test]
+    fn a_ranking_knowing_lost_moves_ranks_them_last_and_searches_the_others() {
+        let p = Position::start("5x4").unwrap();
+        let opts = Options {
+            hash_mib: 16,
+            max_nodes: Some(20_000),
+            ..Options::default()
+        };
+        let first = ranking(&p, &opts);
+        assert_eq!(first.winner, None, "the budget does not settle 5x4");
+        let best = first.moves[0].0;
+        let next = ranking_knowing(&p, &opts, &[best]);
+        assert_eq!(next.winner, None);
+        assert_ne!(next.moves[0].0, best);
+        let at = next.moves.iter().position(|&(m, _)| m == best).unwrap();
+        assert!(
+            next.moves[at..]
+                .iter()
+                .all(|(_, n)| matches!(n, Some((_, 0)))),
+            "{best:?} among the proved losses, after every open move: {:?}",
+            &next.moves[at..]
+        );
+        let all: Vec<Move> = first.moves.iter().map(|&(m, _)| m).collect();
+        let none_left = ranking_knowing(&p, &opts, &all);
+        assert_eq!(none_left.winner, Some(Color::Black));
+        assert!(!none_left.lean);
     }
 
     /// States with spare moves are solved, and their certificates (which use spare

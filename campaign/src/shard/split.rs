@@ -317,10 +317,12 @@ pub(super) fn confirmed(
 }
 
 /// Ranks the moves of task `name` again after the guess `refuted.last()` was refuted: the
-/// ranking that chose it misjudged the position, and with a shared table the new search
-/// sees the refutation's proved lines (5x6 tasks 008 and 049 lost guess after guess to
-/// a ranking made sessions before). Recorded as a new split line followed by the
-/// refuted guesses again, so a rerun takes the same next guess.
+/// ranking that chose it misjudged the position (5x6 tasks 008 and 049 lost guess after
+/// guess to a ranking made sessions before). The new search knows the refuted guesses
+/// as lost ([`amazons_solver::ranking_knowing`]), so it spends its budget on the other
+/// moves instead of repeating the first ranking, and its lean is that of the moves left.
+/// Recorded as a new split line followed by the refuted guesses again, so a rerun takes
+/// the same next guess.
 fn rerank(
     dir: &Path,
     name: &str,
@@ -329,7 +331,9 @@ fn rerank(
     guess_opts: &Options,
 ) -> (Vec<Move>, bool) {
     let t = Instant::now();
-    let (ranked, lean) = amazons_solver::rank_and_lean(position, guess_opts);
+    let r = amazons_solver::ranking_knowing(position, guess_opts, refuted);
+    let ranked: Vec<Move> = r.moves.into_iter().map(|(m, _)| m).collect();
+    let lean = r.lean;
     record_spent(dir, name, t, "rank");
     // A ranking cut short because the run is over is not recorded.
     if !amazons_solver::dfpn::aborted() {

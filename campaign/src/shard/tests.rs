@@ -692,6 +692,13 @@ fn a_refuted_guess_is_followed_by_a_new_ranking_of_the_task() {
     assert_eq!(recorded.refuted, vec![lost[0]], "one guess refuted, kept");
     assert!(recorded.lean);
     assert_ne!(recorded.ranked[0], lost[1]);
+    // The new ranking knew the refuted guess as lost: it is ranked last.
+    assert_eq!(
+        recorded.ranked.last(),
+        Some(&lost[0]),
+        "{:?}",
+        recorded.ranked
+    );
     assert!(
         !losing_moves(&p, moves.len()).contains(&recorded.ranked[0]),
         "the new ranking's best move wins"

@@ -298,6 +298,31 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
 }
 
 #[test]
+fn rank_with_lost_moves_lists_them_as_proved_losses_after_the_others() {
+    // 5x4 after 20000 nodes is open; its best move, given as --lost, becomes a proved
+    // loss listed after every open move, and another move comes first.
+    let rank = |extra: &[&str]| {
+        let args = ["rank", "5x4", "-q", "--top", "0", "--max-nodes", "20000"];
+        rank_lines(&ok(&[&args[..], extra].concat()))
+    };
+    let first = rank(&[]);
+    let best = first[0].0.clone();
+    assert!(first[0].1.starts_with("proof"), "{first:?}");
+    let next = rank(&["--lost", &best]);
+    assert_eq!(next.len(), first.len(), "every move listed");
+    assert_ne!(next[0].0, best);
+    let at = next.iter().position(|(m, _)| *m == best).expect("listed");
+    assert!(
+        next[at..].iter().all(|(_, v)| v == "proved loss"),
+        "{next:?}"
+    );
+    let err = assert_usage_error(&["rank", "5x4", "--lost", "b1-b9xb1"]);
+    assert!(err.contains("--lost b1-b9xb1"), "{err}");
+    let err = assert_usage_error(&["rank", "5x4", "--lost", "a1-a1xa1"]);
+    assert!(err.contains("not a legal move"), "{err}");
+}
+
+#[test]
 fn show_draws_coordinates() {
     let out = ok(&["show", "4x4"]);
     let lines: Vec<&str> = out.stdout.lines().collect();
