@@ -274,4 +274,5 @@ fn a_rung_on_a_table_of_the_same_size_goes_on_from_the_entries_of_the_rung_below
     );
     // The shard it wrote was checked and is on disk.
     assert!(on_disk(&dir.join("shards").join("t.cert")).is_some());
+    let _ = std::fs::remove_dir_all(&dir);
 }
