@@ -96,20 +96,32 @@ pub(crate) fn rank(
     let opts = amazons_solver::main_search_options(&opts);
     let r = amazons_solver::ranking_knowing(&position, &opts, &known);
     if json {
-        json_cmd::print(&json_cmd::rank(&position, &r, top));
+        json_cmd::print(&json_cmd::rank(&position, &r, top, &known));
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", rank_report(&position, &r, top));
+    print!("{}", rank_report(&position, &r, top, &known));
     Ok(ExitCode::SUCCESS)
 }
 
 /// The text `amazons rank` prints: the root's numbers and verdict, then one line per move.
-fn rank_report(position: &Position, r: &amazons_solver::Ranking, top: usize) -> String {
+/// The moves of `--lost` (`known`) are marked as taken lost, and so is a verdict that may
+/// rest on them.
+fn rank_report(
+    position: &Position,
+    r: &amazons_solver::Ranking,
+    top: usize,
+    known: &[amazons_format::Move],
+) -> String {
     use std::fmt::Write as _;
     let side = position.to_move;
     let mut out = String::new();
+    let given = if known.is_empty() {
+        ""
+    } else {
+        " (taking the --lost moves as lost)"
+    };
     let root = match (r.winner, r.root) {
-        (Some(w), _) => format!("proved: {w} wins"),
+        (Some(w), _) => format!("proved: {w} wins{given}"),
         (None, Some((pn, dn))) => format!(
             "proof {pn}, disproof {dn} for {side}: leans to {}",
             if r.lean { side } else { side.opponent() }
@@ -129,6 +141,7 @@ fn rank_report(position: &Position, r: &amazons_solver::Ranking, top: usize) -> 
     );
     for (i, (m, numbers)) in r.moves.iter().take(shown).enumerate() {
         let n = match numbers {
+            _ if known.contains(m) => "lost (--lost)".to_string(),
             Some((0, _)) => "proved win".to_string(),
             Some((_, 0)) => "proved loss".to_string(),
             Some((pn, dn)) => format!("proof {pn:>6}  disproof {dn:>6}"),

@@ -124,8 +124,14 @@ pub fn solve_sharded(
     })
 }
 
-/// `amazons rank --json`: the root's numbers and verdict, and the moves shown.
-pub fn rank(p: &Position, r: &amazons_solver::Ranking, top: usize) -> Value {
+/// `amazons rank --json`: the root's numbers and verdict, and the moves shown (those of
+/// `--lost`, `known`, with status `given lost`, and listed in `lost_given`).
+pub fn rank(
+    p: &Position,
+    r: &amazons_solver::Ranking,
+    top: usize,
+    known: &[amazons_format::Move],
+) -> Value {
     let shown = if top == 0 {
         r.moves.len()
     } else {
@@ -141,6 +147,7 @@ pub fn rank(p: &Position, r: &amazons_solver::Ranking, top: usize) -> Value {
                 (Value::from(pn), Value::from(dn))
             });
             let status = match numbers {
+                _ if known.contains(m) => "given lost",
                 Some((0, _)) => "proved win",
                 Some((_, 0)) => "proved loss",
                 Some(_) => "open",
@@ -173,6 +180,7 @@ pub fn rank(p: &Position, r: &amazons_solver::Ranking, top: usize) -> Value {
             Value::from(p.to_move.opponent().name())
         },
         "move_count": r.moves.len(),
+        "lost_given": known.iter().map(|m| m.notation(p.board)).collect::<Vec<_>>(),
         "moves": moves,
     })
 }

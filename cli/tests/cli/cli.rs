@@ -312,9 +312,21 @@ fn rank_with_lost_moves_lists_them_as_proved_losses_after_the_others() {
     assert_eq!(next.len(), first.len(), "every move listed");
     assert_ne!(next[0].0, best);
     let at = next.iter().position(|(m, _)| *m == best).expect("listed");
+    assert_eq!(next[at].1, "lost (--lost)", "{next:?}");
     assert!(
-        next[at..].iter().all(|(_, v)| v == "proved loss"),
+        next[at + 1..].iter().all(|(_, v)| v == "proved loss"),
         "{next:?}"
+    );
+    // Every move given as lost: Black wins, as far as the givens go, and says so.
+    let mut args = vec!["rank", "5x4", "-q", "--max-nodes", "20000"];
+    for (m, _) in &first {
+        args.extend(["--lost", m.as_str()]);
+    }
+    let all = ok(&args);
+    let head = all.stdout.lines().next().unwrap_or_default();
+    assert!(
+        head.ends_with("proved: Black wins (taking the --lost moves as lost)"),
+        "{head}"
     );
     let err = assert_usage_error(&["rank", "5x4", "--lost", "b1-b9xb1"]);
     assert!(err.contains("--lost b1-b9xb1"), "{err}");

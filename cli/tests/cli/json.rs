@@ -261,6 +261,17 @@ fn rank_json_lists_the_moves_in_the_text_order() {
     }
     let top = json(&["rank", "4x4", "--max-nodes", "2000", "--top", "3", "-q"]);
     assert_eq!(top["moves"].as_array().map(Vec::len), Some(3));
+    assert_eq!(top["lost_given"].as_array().map(Vec::len), Some(0));
+    // A --lost move is listed as given, with the status saying so.
+    let first = json_moves[0];
+    let given = json(&[&args[..], &["--lost", first]].concat());
+    assert_eq!(given["lost_given"][0].as_str(), Some(first), "{given}");
+    let listed = given["moves"].as_array().expect("moves");
+    let entry = listed.iter().find(|m| m["move"].as_str() == Some(first));
+    assert_eq!(
+        entry.map(|m| m["status"].clone()),
+        Some("given lost".into())
+    );
 }
 
 #[test]
