@@ -298,9 +298,9 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
 }
 
 #[test]
-fn rank_with_lost_moves_lists_them_as_proved_losses_after_the_others() {
-    // 5x4 after 20000 nodes is open; its best move, given as --lost, becomes a proved
-    // loss listed after every open move, and another move comes first.
+fn rank_with_lost_moves_lists_them_as_given_after_the_others() {
+    // 5x4 after 20000 nodes is open; its best move, given as --lost, is listed as given
+    // after every open move, and another move comes first.
     let rank = |extra: &[&str]| {
         let args = ["rank", "5x4", "-q", "--top", "0", "--max-nodes", "20000"];
         rank_lines(&ok(&[&args[..], extra].concat()))
