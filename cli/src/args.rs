@@ -1,13 +1,13 @@
 //! The command line: the `amazons` subcommands and the arguments they share (position
 //! setup, search flags, evaluation and database options, `--hash` checks).
 
-use crate::common::{usage, Usage};
+use crate::common::{legal_move, usage, Usage};
 use crate::db::{DbCommand, DbDir};
 use crate::export_cmd;
 use crate::play_cmd;
 use crate::sharded::{Sharding, SplitRoot};
 use crate::testset::TestsetCommand;
-use amazons_format::{Color, Move, Position};
+use amazons_format::{Color, Position};
 use amazons_solver::{Geometry, Options, Pos};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -339,16 +339,8 @@ impl Setup {
         if let Some(moves) = &self.moves {
             let g = Geometry::new(pos.board);
             for text in moves.split_whitespace() {
-                let m = Move::parse(pos.board, text).map_err(|e| Usage(e.to_string()))?;
-                let p = Pos::from_position(&pos);
-                if !p.is_legal(&g, m) {
-                    return usage(format!(
-                        "illegal move {text} for {} in {}",
-                        pos.to_move,
-                        pos.grid()
-                    ));
-                }
-                pos = p.play(m).to_position(&g);
+                let m = legal_move(&pos, text, "--moves")?;
+                pos = Pos::from_position(&pos).play(m).to_position(&g);
             }
         }
         Ok(pos)

@@ -19,6 +19,26 @@ pub(crate) fn usage<T>(msg: impl Into<String>) -> Result<T> {
     Err(Usage(msg.into()).into())
 }
 
+/// The move `text` read on `position`'s board, if it is legal there; else a usage error
+/// that begins with `what` (the option that gave it) and says why.
+pub(crate) fn legal_move(
+    position: &amazons_format::Position,
+    text: &str,
+    what: &str,
+) -> Result<amazons_format::Move> {
+    let m = amazons_format::Move::parse(position.board, text)
+        .map_err(|e| Usage(format!("{what}: {e}")))?;
+    let g = amazons_solver::Geometry::new(position.board);
+    if !amazons_solver::Pos::from_position(position).is_legal(&g, m) {
+        return usage(format!(
+            "{what} {text}: not a legal move for {} in {}",
+            position.to_move,
+            position.grid()
+        ));
+    }
+    Ok(m)
+}
+
 /// Opens a certificate file or sharded directory to follow; an unreadable path or a
 /// directory without a manifest is a usage error.
 pub(crate) fn open_strategy(path: &Path) -> Result<Strategy> {

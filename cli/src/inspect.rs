@@ -1,7 +1,7 @@
 //! Commands on one position: `perft`, `show`, `value`, `rank` and `eval`.
 
 use crate::args::{EvalArgs, SearchFlags, Setup};
-use crate::common::{usage, Usage};
+use crate::common::{legal_move, usage, Usage};
 use crate::json_cmd;
 use crate::out::{print, println};
 use amazons_format::Position;
@@ -76,21 +76,10 @@ pub(crate) fn rank(
         return usage("--max-nodes must be at least 1");
     }
     let position = setup.position(board.as_deref())?;
-    let g = Geometry::new(position.board);
-    let p = Pos::from_position(&position);
-    let mut known = Vec::new();
-    for text in lost {
-        let m = amazons_format::Move::parse(position.board, text)
-            .map_err(|e| Usage(format!("--lost {text}: {e}")))?;
-        if !p.is_legal(&g, m) {
-            return usage(format!(
-                "--lost {text}: not a legal move for {} in {}",
-                position.to_move,
-                position.grid()
-            ));
-        }
-        known.push(m);
-    }
+    let known = lost
+        .iter()
+        .map(|text| legal_move(&position, text, "--lost"))
+        .collect::<Result<Vec<_>>>()?;
     let budget = max_nodes.unwrap_or(amazons_campaign::shard::GUESS_NODES);
     let opts = search.options(hash, Some(budget), None)?;
     let opts = amazons_solver::main_search_options(&opts);

@@ -107,8 +107,7 @@ pub fn rank_moves(position: &Position, opts: &Options) -> Vec<Move> {
 /// [`rank_moves`], and whether the search leaned towards a win for the side to move
 /// (its proof number at most its disproof number; `true` when it proved the win).
 pub fn rank_and_lean(position: &Position, opts: &Options) -> (Vec<Move>, bool) {
-    let r = ranking(position, opts);
-    (r.moves.into_iter().map(|(m, _)| m).collect(), r.lean)
+    ranking(position, opts).order_and_lean()
 }
 
 /// The order of [`ranking`] on two moves' (proof, disproof) numbers for a win of the side
@@ -151,6 +150,18 @@ pub struct Ranking {
     /// The board moves, most promising first, each with its child's (proof, disproof)
     /// numbers for a win of the side to move at the root (`None`: never reached).
     pub moves: Vec<(Move, Option<(u32, u32)>)>,
+}
+
+impl Ranking {
+    /// The moves in order, most promising first, without their numbers.
+    pub fn order(&self) -> Vec<Move> {
+        self.moves.iter().map(|&(m, _)| m).collect()
+    }
+
+    /// [`Ranking::order`] and [`Ranking::lean`], as [`rank_and_lean`] gives them.
+    pub fn order_and_lean(&self) -> (Vec<Move>, bool) {
+        (self.order(), self.lean)
+    }
 }
 
 /// The df-pn search of [`rank_and_lean`], with the numbers behind the order.
@@ -249,7 +260,7 @@ mod tests {
             "{best:?} among the proved losses, after every open move: {:?}",
             &next.moves[at..]
         );
-        let all: Vec<Move> = first.moves.iter().map(|&(m, _)| m).collect();
+        let all: Vec<Move> = first.order();
         let none_left = ranking_knowing(&p, &opts, &all);
         assert_eq!(none_left.winner, Some(Color::Black));
         assert!(!none_left.lean);

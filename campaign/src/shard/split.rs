@@ -331,9 +331,8 @@ fn rerank(
     guess_opts: &Options,
 ) -> (Vec<Move>, bool) {
     let t = Instant::now();
-    let r = amazons_solver::ranking_knowing(position, guess_opts, refuted);
-    let ranked: Vec<Move> = r.moves.into_iter().map(|(m, _)| m).collect();
-    let lean = r.lean;
+    let (ranked, lean) =
+        amazons_solver::ranking_knowing(position, guess_opts, refuted).order_and_lean();
     record_spent(dir, name, t, "rank");
     // A ranking cut short because the run is over is not recorded.
     if !amazons_solver::dfpn::aborted() {
@@ -398,7 +397,7 @@ pub(super) fn reply_order(
     if ranking.winner == Some(after.to_move) {
         return None;
     }
-    let order: Vec<Move> = ranking.moves.into_iter().map(|(m, _)| m).collect();
+    let order = ranking.order();
     let line: Vec<Move> = std::iter::once(first)
         .chain(order.iter().copied())
         .collect();
