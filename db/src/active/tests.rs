@@ -25,11 +25,64 @@ use std::time::{Duration, Instant};
 fn tiny() -> &'static (PathBuf, ActiveDb, ActiveSummary) {
     static DB: OnceLock<(PathBuf, ActiveDb, ActiveSummary)> = OnceLock::new();
     DB.get_or_init(|| {
+        sweep_stale_tiny();
         let dir = tempdir("active-tiny");
         let summary = build_active(&dir, &ActiveConfig::tiny(), &mut |_| {}).expect("build");
         let db = ActiveDb::open(&dir).expect("open");
         (dir, db, summary)
     })
+}
+
+/// The prefix of [`tiny`]'s directory, before the process id.
+const TINY_PREFIX: &str = "amazons-db-test-active-tiny-";
+
+/// Removes the tiny tables of test processes that are no longer running: a static is
+/// never dropped, so each process leaves its table behind. Only on Linux, where `/proc`
+/// says which processes run.
+fn sweep_stale_tiny() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TINY_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            let running =
+                pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists();
+            if !running {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_tiny_tables_of_finished_test_processes_are_swept() {
+    // No process has this id (above Linux's largest, 2^22); this one does.
+    let tmp = std::env::temp_dir();
+    let stale = tmp.join(format!("{TINY_PREFIX}4000000000-ThreadId(2)"));
+    let ours = tmp.join(format!("{TINY_PREFIX}{}-sweep-test", std::process::id()));
+    for d in [&stale, &ours] {
+        std::fs::create_dir_all(d).expect("create");
+        std::fs::write(d.join("x"), b"x").expect("write");
+    }
+    sweep_stale_tiny();
+    assert_eq!(
+        stale.exists(),
+        !cfg!(target_os = "linux"),
+        "{}",
+        stale.display()
+    );
+    assert!(ours.exists(), "{}", ours.display());
+    let _ = std::fs::remove_dir_all(&ours);
+    let _ = std::fs::remove_dir_all(&stale);
 }
 
 fn grid(text: &str) -> Position {
