@@ -9,7 +9,7 @@ use crate::sharded::{Sharding, SplitRoot};
 use crate::testset::TestsetCommand;
 use amazons_format::{Color, Position};
 use amazons_solver::{Geometry, Options, Pos};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -450,8 +450,7 @@ impl EvalArgs {
             .db_dir
             .clone()
             .unwrap_or_else(amazons_solver::db::default_dir);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        crate::common::ensure_dir(&dir)?;
         Ok(dir)
     }
 

@@ -19,6 +19,15 @@ pub(crate) fn usage<T>(msg: impl Into<String>) -> Result<T> {
     Err(Usage(msg.into()).into())
 }
 
+/// Creates the directory `dir` (and its parents) if missing. A path that is there but is
+/// not a directory is a usage error that says so.
+pub(crate) fn ensure_dir(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return usage(format!("{} is a file, not a directory", dir.display()));
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
+}
+
 /// The move `text` read on `position`'s board, if it is legal there; else a usage error
 /// that begins with `what` (the option that gave it) and says why.
 pub(crate) fn legal_move(

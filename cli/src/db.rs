@@ -2,7 +2,7 @@
 
 use crate::common::{usage, Usage};
 use crate::out::{print, println};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -155,8 +155,7 @@ pub(crate) fn db(command: DbCommand) -> Result<ExitCode> {
             }
             cfg.validate().map_err(|e| Usage(e.to_string()))?;
             let path = dir.path();
-            std::fs::create_dir_all(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
+            crate::common::ensure_dir(&path)?;
             println!("building databases in {}", path.display());
             let summary = db::build(&path, &cfg, &mut |p: &db::Progress| {
                 eprintln!("progress: {p}")
@@ -207,8 +206,7 @@ pub(crate) fn db(command: DbCommand) -> Result<ExitCode> {
             };
             let preset = cfg.describe();
             let path = dir.path();
-            std::fs::create_dir_all(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
+            crate::common::ensure_dir(&path)?;
             println!(
                 "building the active-area database ({preset}) in {}",
                 path.display()

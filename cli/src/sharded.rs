@@ -1,12 +1,12 @@
 //! Sharded solving from the command line: `solve --shards`, `tasks` and `manifest`.
 
 use crate::args::Setup;
-use crate::common::{usage, Usage};
+use crate::common::{ensure_dir, usage, Usage};
 use crate::json_cmd;
 use crate::out::{println, say};
 use amazons_format::{Move, Position};
 use amazons_solver::Options;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -193,7 +193,7 @@ pub(crate) fn solve_sharded(
     let threads = sharding
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    ensure_dir(dir)?;
     let table_line = match table {
         Some(c) => c.describe(threads),
         None => format!(
@@ -384,8 +384,8 @@ pub(crate) fn tasks(split: SplitRoot, hash: usize, pending: bool) -> Result<Exit
     let plan = split.plan()?;
     let shards = split.shards;
     amazons_campaign::safety::check_plan(&shards, &plan).map_err(|e| Usage(e.to_string()))?;
-    std::fs::create_dir_all(shards.join("shards"))
-        .with_context(|| format!("cannot create {}", shards.display()))?;
+    ensure_dir(&shards)?;
+    ensure_dir(&shards.join("shards"))?;
     plan.write(&shards)?;
     // A closed pipe (e.g. `| head`) ends the listing quietly rather than panicking.
     let tasks: Vec<&amazons_campaign::shard::Task> = if pending {

@@ -183,8 +183,7 @@ pub(crate) fn run(command: TestsetCommand) -> Result<ExitCode> {
             seed,
         } => {
             let names: Vec<&str> = boards.iter().map(String::as_str).collect();
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+            crate::common::ensure_dir(&dir)?;
             for path in amazons_solver::testset::generate(&dir, &names, games, seed)? {
                 println!("wrote {}", path.display());
             }

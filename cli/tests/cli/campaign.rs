@@ -366,6 +366,27 @@ fn solve_checks_its_output_path_before_solving() {
 }
 
 #[test]
+fn a_shards_path_that_is_a_file_is_a_usage_error_and_the_file_is_kept() {
+    let tmp = TempDir::new("campaign", "shards-file");
+    std::fs::create_dir_all(&tmp.0).expect("dir");
+    let file = tmp.path("notes.txt");
+    std::fs::write(&file, b"keep me").expect("write");
+    for args in [
+        vec!["solve", "4x4", "--shards", s(&file)],
+        vec!["tasks", "4x4", "--shards", s(&file)],
+    ] {
+        let out = amazons(&args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(
+            out.stderr
+                .contains(&format!("{} is a file, not a directory", s(&file))),
+            "{args:?}: {out:?}"
+        );
+    }
+    assert_eq!(std::fs::read(&file).expect("read"), b"keep me");
+}
+
+#[test]
 fn a_finished_resume_ranks_nothing_and_reports_at_once() {
     let tmp = TempDir::new("campaign", "finished");
     let dir = tmp.path("4x4");
