@@ -558,11 +558,15 @@ fn mem_total_mib(meminfo: &str) -> Option<usize> {
 
 /// A node count on the command line: digits, optionally ending in K, M or G (thousands,
 /// millions, billions: `10M` is 10,000,000), as the help and the ladder's records write
-/// them ([`amazons_campaign::decisions::parse_count`]).
+/// them ([`amazons_campaign::decisions::parse_count`]); at least 1, as every such option is a budget.
 pub(crate) fn node_count(text: &str) -> Result<u64, String> {
-    amazons_campaign::decisions::parse_count(text.trim()).ok_or_else(|| {
-        format!("`{text}` is not a node count: digits, optionally ending in K, M or G (e.g. 10M)")
-    })
+    match amazons_campaign::decisions::parse_count(text.trim()) {
+        Some(0) => Err("a node budget must be at least 1".into()),
+        Some(n) => Ok(n),
+        None => Err(format!(
+            "`{text}` is not a node count: digits, optionally ending in K, M or G (e.g. 10M)"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -585,6 +589,8 @@ mod tests {
             "10MB",
             "ten",
             "99999999999999999999G",
+            "0",
+            "0K",
         ] {
             assert!(node_count(bad).is_err(), "{bad:?} accepted");
         }

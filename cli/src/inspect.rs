@@ -72,9 +72,6 @@ pub(crate) fn rank(
     search: SearchFlags,
     json: bool,
 ) -> Result<ExitCode> {
-    if max_nodes == Some(0) {
-        return usage("--max-nodes must be at least 1");
-    }
     let position = setup.position(board.as_deref())?;
     let known = lost
         .iter()

@@ -290,7 +290,27 @@ fn rank_lists_every_move_and_its_verdicts_agree_with_solve() {
     }
     // --top keeps the order and cuts the list.
     assert_eq!(rank_lines(&rank("3")), lines[..3].to_vec());
-    assert_usage_error(&["rank", "4x4", "--max-nodes", "0"]);
+    // A budget of no nodes settles nothing: refused before any search, by every command.
+    for args in [
+        &["rank", "4x4", "--max-nodes", "0"][..],
+        &["solve", "4x4", "--max-nodes", "0K"],
+        &[
+            "solve",
+            "4x4",
+            "--shards",
+            "/nonexistent/x",
+            "--ladder",
+            "0,5",
+        ],
+    ] {
+        let out = amazons(args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("a node budget must be at least 1"),
+            "{args:?}: {out:?}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
     let out = amazons(&["rank", "4x4", "--max-nodes", "2.5M"]);
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("`2.5M` is not a node count"), "{out:?}");
