@@ -698,7 +698,20 @@ fn sample_solves_a_seeded_sample_of_the_tasks_within_the_budget() {
         tiny.last_line().starts_with("sample: 0 of 2 tasks"),
         "{tiny:?}"
     );
-    assert_eq!(amazons(&["sample", "4x4", "--tasks", "0"]).code, 2);
+    let none = amazons(&["sample", "4x4", "--tasks", "0"]);
+    assert_eq!(none.code, 2, "{none:?}");
+    assert!(
+        none.stderr.contains("--tasks must be at least 1"),
+        "{none:?}"
+    );
+    let no_budget = amazons(&["sample", "4x4", "--max-nodes", "0"]);
+    assert_eq!(no_budget.code, 2, "{no_budget:?}");
+    assert!(
+        no_budget
+            .stderr
+            .contains("a node budget must be at least 1"),
+        "{no_budget:?}"
+    );
     assert_eq!(
         amazons(&["sample", "4x4", "--first-move", "a1-a1xa1"]).code,
         2
