@@ -88,11 +88,27 @@ pub const QUICK_PASS: &str = "quick pass";
 /// A shard written: its steps and bytes, and the time of its search, of choosing its
 /// `Search` steps and of its check.
 pub const SHARD_WRITTEN: &str = "shard written";
+/// A split task's guessed move refuted: the subtasks under it are gone, and the next
+/// guess's subtasks are other positions, whatever their names.
+pub const GUESS_REFUTED: &str = "guess refuted";
 
 /// The largest budget that task `name` ran out of on a rung below the top, as recorded in
 /// `DIR/decisions.tsv` by earlier runs (0 when none): a resumed run starts above it.
+///
+/// Only lines after the last refuted guess of a task `name` is nested under count: a
+/// subtask is named by its parent and its move, so the next guess's reply of the same
+/// index and move has the same name but another position, and the rungs the old one ran
+/// past say nothing about it.
 pub fn passed_rungs(dir: &Path, name: &str) -> u64 {
-    read(dir)
+    let lines = read(dir);
+    let nested_under = |task: &str| {
+        name.len() > task.len() && name.starts_with(task) && name.as_bytes()[task.len()] == b'.'
+    };
+    let since = lines
+        .iter()
+        .rposition(|[task, decision, _, _]| decision == GUESS_REFUTED && nested_under(task))
+        .map_or(0, |i| i + 1);
+    lines[since..]
         .iter()
         .filter(|[task, decision, _, outcome]| {
             task == name && decision == SOLVE_WHOLE && outcome == NEXT_RUNG
@@ -205,6 +221,27 @@ mod tests {
         assert_eq!(passed_rungs(&dir, "a"), 100_000_000);
         assert_eq!(passed_rungs(&dir, "b"), 10_000_000_000);
         assert_eq!(passed_rungs(&dir, "c"), 0);
+        // A refuted guess of a task above: the same name is now another position.
+        rung("p.002-y", 10_000_000, NEXT_RUNG);
+        rung("p.002-y.001-z", 10_000_000, NEXT_RUNG);
+        rung("p.002-y.003-w", 10_000_000, NEXT_RUNG);
+        rung("p1.002-y", 100_000_000, NEXT_RUNG);
+        assert_eq!(passed_rungs(&dir, "p.002-y"), 10_000_000);
+        assert_eq!(passed_rungs(&dir, "p.002-y.001-z"), 10_000_000);
+        record(&dir, "p.002-y", GUESS_REFUTED, "-", "e1-e2xe3");
+        assert_eq!(passed_rungs(&dir, "p.002-y"), 10_000_000, "its own guess");
+        assert_eq!(passed_rungs(&dir, "p.002-y.001-z"), 0, "under the guess");
+        rung("p.002-y.001-z", 1_000_000, NEXT_RUNG);
+        assert_eq!(
+            passed_rungs(&dir, "p.002-y.001-z"),
+            1_000_000,
+            "the new one"
+        );
+        record(&dir, "p", GUESS_REFUTED, "-", "b1-b2xb3");
+        assert_eq!(passed_rungs(&dir, "p.002-y"), 0);
+        assert_eq!(passed_rungs(&dir, "p.002-y.001-z"), 0, "two levels under");
+        assert_eq!(passed_rungs(&dir, "p1.002-y"), 100_000_000, "not under p");
+        assert_eq!(passed_rungs(&dir, "a"), 100_000_000);
         std::fs::remove_dir_all(&dir).ok();
     }
 

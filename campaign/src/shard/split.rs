@@ -231,7 +231,7 @@ pub(super) fn prove_position(
             // Refuted: not tried again (nor by a resumed run).
             record_refuted(dir, name, position, first);
             let guess = first.notation(position.board);
-            crate::decisions::record(dir, name, "guess refuted", "-", &guess);
+            crate::decisions::record(dir, name, crate::decisions::GUESS_REFUTED, "-", &guess);
             refuted.push(first);
             if refuted.len() < GUESSES {
                 (ranked, lean) = rerank(dir, name, position, &refuted, &guess_opts);
