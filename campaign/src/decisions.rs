@@ -101,14 +101,7 @@ pub const GUESS_REFUTED: &str = "guess refuted";
 /// past say nothing about it.
 pub fn passed_rungs(dir: &Path, name: &str) -> u64 {
     let lines = read(dir);
-    let nested_under = |task: &str| {
-        name.len() > task.len() && name.starts_with(task) && name.as_bytes()[task.len()] == b'.'
-    };
-    let since = lines
-        .iter()
-        .rposition(|[task, decision, _, _]| decision == GUESS_REFUTED && nested_under(task))
-        .map_or(0, |i| i + 1);
-    lines[since..]
+    lines[current_from(&lines, name)..]
         .iter()
         .filter(|[task, decision, _, outcome]| {
             task == name && decision == SOLVE_WHOLE && outcome == NEXT_RUNG
@@ -116,6 +109,21 @@ pub fn passed_rungs(dir: &Path, name: &str) -> u64 {
         .filter_map(|[_, _, budget, _]| parse_nodes(budget.split(',').next().unwrap_or("")))
         .max()
         .unwrap_or(0)
+}
+
+/// The first of `lines` ([`read`]) that can be about the position task `name` has now:
+/// the one after the last refuted guess ([`GUESS_REFUTED`]) of a task `name` is nested
+/// under, or 0.
+pub fn current_from(lines: &[[String; 4]], name: &str) -> usize {
+    lines
+        .iter()
+        .rposition(|[task, decision, _, _]| decision == GUESS_REFUTED && nested_under(name, task))
+        .map_or(0, |i| i + 1)
+}
+
+/// Whether the task `name` is a subtask (at any depth) of the task `above`.
+fn nested_under(name: &str, above: &str) -> bool {
+    name.len() > above.len() && name.starts_with(above) && name.as_bytes()[above.len()] == b'.'
 }
 
 /// A budget cell written by [`nodes`] read back: `10M nodes` is 10,000,000.

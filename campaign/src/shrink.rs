@@ -278,15 +278,19 @@ fn tried_with(dir: &Path, rule: &str) -> std::collections::HashSet<String> {
 }
 
 /// [`tried_with`] from the lines of `decisions.tsv` already read.
+/// A re-solve of a subtask under a guess refuted since does not count: the name is now
+/// another position's ([`decisions::current_from`]).
 fn tried_in(lines: &[[String; 4]], rule: &str) -> std::collections::HashSet<String> {
     lines
         .iter()
-        .filter(|[_, decision, budget, outcome]| {
+        .enumerate()
+        .filter(|(_, [_, decision, budget, outcome])| {
             decision == RESOLVED
                 && budget_rule(budget) == Some(rule)
                 && !(budget.ends_with(AS_IT_GOES) && outcome.starts_with("over the budget"))
         })
-        .map(|[task, ..]| task.clone())
+        .filter(|(i, [task, ..])| *i >= decisions::current_from(lines, task))
+        .map(|(_, [task, ..])| task.clone())
         .collect()
 }
 
@@ -698,6 +702,10 @@ mod tests {
             "t\t003-c\tre-solved for size\tnumbers sum, 1M nodes, as it goes\tover the budget: the old shard is kept",
             "t\t004-d\ttask done\t-\tWhite wins",
             "t\t004-d\tre-solved for size\tnumbers sum, 1M nodes, as it goes\tkept the old shard: 30 against 20",
+            "t\t005-e.001-x\tre-solved for size\tnumbers sum, 1M nodes\treplaced: 10 bytes stored against 20",
+            "t\t005-e.002-y\tre-solved for size\tnumbers sum, 1M nodes\treplaced: 10 bytes stored against 20",
+            "t\t005-e\tguess refuted\t-\tb1-b2xb3",
+            "t\t005-e.002-y\tre-solved for size\tnumbers sum, 1M nodes\treplaced: 10 bytes stored against 20",
         ];
         std::fs::write(dir.join(decisions::DECISIONS_FILE), lines.join("\n") + "\n")
             .expect("write");
@@ -710,6 +718,9 @@ mod tests {
         // Over the smaller budget of a re-solve as the campaign went: `amazons shrink` may
         // try again with its own; a finished try counts.
         assert!(!tried.contains("003-c") && tried.contains("004-d"));
+        // A subtask re-solved under a guess refuted since: its name is another position's
+        // now, not tried yet; one re-solved again under the next guess is.
+        assert!(!tried.contains("005-e.001-x") && tried.contains("005-e.002-y"));
         assert_eq!(made.get("003-c").map(String::as_str), Some("weak"));
         assert!(tried_with(&dir, "capped").is_empty());
         let _ = std::fs::remove_dir_all(&dir);
