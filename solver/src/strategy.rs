@@ -25,7 +25,7 @@ const MAX_DEPTH: usize = amazons_checker::MAX_DEPTH;
 pub enum StrategyError {
     #[error("{path}: cannot read: {reason}")]
     Read { path: PathBuf, reason: String },
-    #[error("{0}: no manifest.cert (or manifest.cert.zst) in this directory")]
+    #[error("{0}: no manifest.cert.zst or manifest.cert in this directory")]
     NoManifest(PathBuf),
     #[error("the certificate is malformed at step {step}: {reason}")]
     Malformed { step: u32, reason: String },
