@@ -558,7 +558,8 @@ fn mem_total_mib(meminfo: &str) -> Option<usize> {
 
 /// A node count on the command line: digits, optionally ending in K, M or G (thousands,
 /// millions, billions: `10M` is 10,000,000), as the help and the ladder's records write
-/// them ([`amazons_campaign::decisions::parse_count`]); at least 1, as every such option is a budget.
+/// them ([`amazons_campaign::decisions::parse_count`]); at least 1, as every option that
+/// takes one is a budget.
 pub(crate) fn node_count(text: &str) -> Result<u64, String> {
     match amazons_campaign::decisions::parse_count(text.trim()) {
         Some(0) => Err("a node budget must be at least 1".into()),
