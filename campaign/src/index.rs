@@ -16,6 +16,9 @@ use amazons_format::{Certificate, FileError, Move, Step};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The open split tasks an in-progress row names with their levels; the rest are counted.
+const SPLITS_SHOWN: usize = 8;
+
 /// The marker before the index tables in a README that carries a copy of them.
 pub const START: &str = "<!-- index:start -->";
 /// The marker after them.
@@ -70,8 +73,9 @@ certificate file, `stored bytes` its size on disk (`*.cert.zst`: zstd-compressed
 |---|---|---|---|---|---|---|---|---|---|---|\n";
 
 const PROGRESS_HEAD: &str = "\n## In progress\n\nSharded solves not finished yet: tasks whose \
-shard is on disk and checks, of all tasks (mirror images excluded; with the finished subtask \
-shards of the open tasks split so far), the nodes their solving \
+shard is on disk and checks, of all tasks (mirror images excluded; with the subtask shards \
+of the open tasks split so far, and for each split task the subtasks with a shard of all in \
+the list it works on, level by level down its first open split subtask), the nodes their solving \
 took (from `times.tsv`), the hours of search spent so far (from `spent.tsv`: every search, \
 also the rungs, subtasks and rankings of tasks still open; and `times.tsv` for tasks solved \
 before it was kept), and the hours left at the mean time per task so far (a floor: \
@@ -187,15 +191,41 @@ pub fn build(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Index, IndexE
             let left = st
                 .left_millis()
                 .map_or("-".to_string(), |ms| format!("{:.2}", ms as f64 / 3.6e6));
-            // Open tasks split into subtasks: how far they have got.
-            let subtasks: usize = plan
+            // Open tasks split into subtasks: how far they have got, each split one level
+            // by level as a run's progress line gives it.
+            let open: Vec<&shard::Task> = plan
                 .unique()
                 .filter(|t| amazons_format::stored::on_disk(&plan.shard_path(sub, t)).is_none())
+                .collect();
+            let subtasks: usize = open
+                .iter()
                 .map(|t| shard::subtask_shards(sub, &t.name))
                 .sum();
-            let subtasks = match subtasks {
-                0 => String::new(),
-                n => format!(" (open ones: {n} subtask shards)"),
+            let splits: Vec<String> = open
+                .iter()
+                .filter_map(|t| {
+                    let levels = shard::split_progress(sub, &t.name, &t.position);
+                    (!levels.is_empty()).then(|| {
+                        let levels: Vec<String> =
+                            levels.iter().map(|(p, n)| format!("{p} of {n}")).collect();
+                        format!("{} {}", t.name, levels.join(" > "))
+                    })
+                })
+                .collect();
+            let splits = match splits.len() {
+                n if n > SPLITS_SHOWN => format!(
+                    "{} and {} more split",
+                    splits[..SPLITS_SHOWN].join(", "),
+                    n - SPLITS_SHOWN
+                ),
+                _ => splits.join(", "),
+            };
+            let subtasks = match (subtasks, splits.is_empty()) {
+                (0, _) => String::new(),
+                (n, true) => format!(" (open ones: {n} subtask shards)"),
+                (n, false) => format!(
+                    " (open ones: {n} subtask shards; subtasks with a shard, per level: {splits})"
+                ),
             };
             in_progress.push_str(&format!(
                 "| {name}/ | {} | {first} | {} / {}{subtasks} | {} | {:.2} | {left} |\n",

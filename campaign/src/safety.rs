@@ -57,6 +57,13 @@ pub fn examine(path: &Path, position: &Position) -> Found {
     examine_as(path, position, true)
 }
 
+/// Whether the shard `path` (either form) is on disk for `position`: read, decoded, its
+/// body hash confirmed, its claim of `position`, and every shard it cites on disk, but not
+/// checked (a figure of progress, not a result).
+pub fn stored_for(path: &Path, position: &Position) -> bool {
+    matches!(examine_as(path, position, false), Found::Good(_))
+}
+
 /// [`examine`], with the checker (`check`) or without it: read, decoded, its body hash
 /// confirmed, its claim of `position`, and every shard it cites on disk.
 fn examine_as(path: &Path, position: &Position, check: bool) -> Found {

@@ -268,6 +268,8 @@ impl Plan {
     }
 }
 
+#[cfg(test)]
+mod levels_tests;
 mod manifest;
 mod pool;
 mod progress;
@@ -294,7 +296,8 @@ use progress::{rung_pace, LONG_TASK, REPORT_EVERY};
 pub use progress::{Done, Progress, RungPace, Running};
 use records::*;
 pub use records::{
-    record_spent, recorded_millis, PLAN_FILE, SPENT_FILE, SPLITS_FILE, STARTED_FILE, TIMES_FILE,
+    record_spent, recorded_millis, split_progress, PLAN_FILE, SPENT_FILE, SPLITS_FILE,
+    STARTED_FILE, TIMES_FILE,
 };
 pub(crate) use records::{record_time, recorded_times, spent_below, task_times};
 use split::*;

@@ -221,6 +221,43 @@ pub(super) fn recorded_split(dir: &Path, name: &str, position: &Position) -> Opt
     })
 }
 
+/// How far the split of the open task `name` at `position` has got, by the files alone:
+/// (subtasks with a shard on disk, not checked again, subtasks) of the list it works on now (the replies
+/// to its current guess, or every move once its guesses are spent or it leans the other
+/// way, as [`prove_position`] takes them), then the same for the first open subtask of
+/// that list that is split itself, and so on down. Empty for a task never split. What a
+/// run's progress line gives for a task in flight, for `amazons index`.
+pub fn split_progress(dir: &Path, name: &str, position: &Position) -> Vec<(usize, usize)> {
+    let mut levels = Vec::new();
+    let (mut name, mut position) = (name.to_string(), position.clone());
+    while levels.len() < 64 {
+        let Some(r) = recorded_split(dir, &name, &position) else {
+            break;
+        };
+        let guess = (r.lean && r.refuted.len() < GUESSES)
+            .then(|| r.ranked.iter().find(|m| !r.refuted.contains(m)).copied())
+            .flatten();
+        let Ok(sub) = Plan::new(&position, guess) else {
+            break;
+        };
+        let sub = sub.prefixed(&name);
+        let open: Vec<&Task> = sub
+            .unique()
+            .filter(|t| !crate::safety::stored_for(&shard_file(dir, &t.name), &t.position))
+            .collect();
+        let all = sub.unique().count();
+        levels.push((all - open.len(), all));
+        match open
+            .into_iter()
+            .find(|t| recorded_split(dir, &t.name, &t.position).is_some())
+        {
+            Some(t) => (name, position) = (t.name.clone(), t.position.clone()),
+            None => break,
+        }
+    }
+    levels
+}
+
 /// The lines of `DIR/splits.tsv` for task `name` at `position` (same grid and side to
 /// move), in file order: each kind with its moves; lines whose moves do not parse are
 /// skipped.

@@ -480,6 +480,42 @@ fn index_shows_a_campaign_in_progress_with_its_figures() {
     assert_ne!(cells[7], "-", "an estimate of the hours left: {row}");
 }
 
+/// A campaign whose split tasks are left open: the index row names each with the
+/// subtasks that have a shard, of all in the list it works on.
+#[test]
+fn index_shows_how_far_each_open_split_has_got() {
+    let tmp = TempDir::new("campaign", "index-splits");
+    let certs = tmp.path("certs");
+    let dir = certs.join("5x5");
+    let args = "--first-move d1-d3xb3 -q --hash 8 --max-nodes 2000 --split-depth 1";
+    let partial = amazons(&sharded("5x5", &dir, args));
+    assert_eq!(partial.code, 1, "tasks left open: {partial:?}");
+    ok(&["index", s(&certs)]);
+    let index = std::fs::read_to_string(certs.join("index.md")).expect("index");
+    let row = index
+        .lines()
+        .find(|l| l.starts_with("| 5x5/ |"))
+        .unwrap_or_else(|| panic!("{index}"));
+    let (_, splits) = row
+        .split_once("subtasks with a shard, per level: ")
+        .unwrap_or_else(|| panic!("no split named: {row}"));
+    // The first one named: NAME A of B, A its subtask shards on disk (one level deep).
+    let first = splits.split(", ").next().expect("one split");
+    let words: Vec<&str> = first.split(' ').collect();
+    let [name, with, "of", all, ..] = words.as_slice() else {
+        panic!("{first}")
+    };
+    let with: usize = with.parse().expect("a count");
+    let all: usize = all.trim_end_matches(')').parse().expect("a count");
+    let on_disk = shard_files(&dir)
+        .iter()
+        .filter(|f| f.starts_with(&format!("{name}.")))
+        .count();
+    assert_eq!(with, on_disk, "{row}");
+    assert!(with > 0, "some subtasks proved: {row}");
+    assert!(with < all, "an open split has subtasks left: {row}");
+}
+
 #[test]
 fn a_settled_root_stops_the_tasks_in_flight_without_splitting_them() {
     let tmp = TempDir::new("campaign", "settled");
