@@ -222,11 +222,11 @@ pub(super) fn recorded_split(dir: &Path, name: &str, position: &Position) -> Opt
 }
 
 /// How far the split of the open task `name` at `position` has got, by the files alone:
-/// (subtasks with a shard on disk, not checked again, subtasks) of the list it works on now (the replies
-/// to its current guess, or every move once its guesses are spent or it leans the other
-/// way, as [`prove_position`] takes them), then the same for the first open subtask of
-/// that list that is split itself, and so on down. Empty for a task never split. What a
-/// run's progress line gives for a task in flight, for `amazons index`.
+/// (subtasks with a shard on disk, not checked again; subtasks) of the list it works on
+/// now (the replies to its current guess, or every move once its guesses are spent or it
+/// leans the other way, as [`prove_position`] takes them), then the same for the first
+/// open subtask of that list that is split itself, and so on down. Empty for a task never
+/// split. What a run's progress line gives for a task in flight, for `amazons index`.
 pub fn split_progress(dir: &Path, name: &str, position: &Position) -> Vec<(usize, usize)> {
     let mut levels = Vec::new();
     let (mut name, mut position) = (name.to_string(), position.clone());
@@ -234,9 +234,10 @@ pub fn split_progress(dir: &Path, name: &str, position: &Position) -> Vec<(usize
         let Some(r) = recorded_split(dir, &name, &position) else {
             break;
         };
-        let guess = (r.lean && r.refuted.len() < GUESSES)
-            .then(|| r.ranked.iter().find(|m| !r.refuted.contains(m)).copied())
-            .flatten();
+        let guess = match r.lean && r.refuted.len() < GUESSES {
+            true => r.ranked.iter().find(|m| !r.refuted.contains(m)).copied(),
+            false => None,
+        };
         let Ok(sub) = Plan::new(&position, guess) else {
             break;
         };
