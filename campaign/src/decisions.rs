@@ -91,6 +91,8 @@ pub const SHARD_WRITTEN: &str = "shard written";
 /// A split task's guessed move refuted: the subtasks under it are gone, and the next
 /// guess's subtasks are other positions, whatever their names.
 pub const GUESS_REFUTED: &str = "guess refuted";
+/// The outcome of a rung whose search stopped because a subtask beside it settled its list.
+pub const LIST_SETTLED: &str = "stopped: a subtask beside it settled its list";
 
 /// The largest budget that task `name` ran out of on a rung below the top, as recorded in
 /// `DIR/decisions.tsv` by earlier runs (0 when none): a resumed run starts above it.

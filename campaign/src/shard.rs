@@ -277,6 +277,8 @@ mod progress;
 mod quick_tests;
 mod records;
 #[cfg(test)]
+mod settle_tests;
+#[cfg(test)]
 mod shrink_tests;
 mod split;
 #[cfg(test)]
@@ -573,9 +575,10 @@ pub fn run(
     // Without a fixed first move, one task the side to move wins settles the root: no
     // further tasks are started once one is found.
     let settled = std::sync::atomic::AtomicBool::new(false);
+    let pool = Pool::default();
     // Set once the root is settled or a task failed: the searches in flight stop (and the
     // ladder climbs no further), as their tasks are no longer needed.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = pool.stop.clone();
     let threads = budget.threads.max(1).min(work.len());
     let searched = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let per_thread = Options {
@@ -627,7 +630,6 @@ pub fn run(
             passes.len()
         ))
     };
-    let pool = Pool::default();
     let open = AtomicUsize::new(0);
     let first_error: Mutex<Option<ShardError>> = Mutex::new(None);
     let start = Instant::now();

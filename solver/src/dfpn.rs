@@ -133,25 +133,41 @@ impl Drop for Search<'_> {
 const LIVE_STEP: u64 = 4096;
 
 thread_local! {
-    /// A flag that stops every search on this thread once set (see [`abort_on`]).
-    static ABORT: std::cell::RefCell<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
-        const { std::cell::RefCell::new(None) };
+    /// Flags that stop every search on this thread once one is set (see [`abort_on_any`]).
+    static ABORT: std::cell::RefCell<Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Makes every search on this thread stop, as if over its node budget, within
 /// [`LIVE_STEP`] nodes of `flag` being set (`None`: never): a sharded run whose root is
 /// settled, or that failed, ends the searches still in flight instead of finishing them.
 pub fn abort_on(flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
-    let _ = ABORT.try_with(|a| *a.borrow_mut() = flag);
+    abort_on_any(flag.into_iter().collect());
 }
 
-/// Whether this thread's abort flag ([`abort_on`]) is set.
+/// The same for several flags, any one of which stops the searches (the run's, and those
+/// of the subtask lists a thread works in, each nested in the last); returns the flags it
+/// replaces, so that a caller can put them back.
+pub fn abort_on_any(
+    flags: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    ABORT
+        .try_with(|a| std::mem::replace(&mut *a.borrow_mut(), flags))
+        .unwrap_or_default()
+}
+
+/// The flags that stop this thread's searches ([`abort_on_any`]).
+pub fn abort_flags() -> Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    ABORT.try_with(|a| a.borrow().clone()).unwrap_or_default()
+}
+
+/// Whether one of this thread's abort flags ([`abort_on_any`]) is set.
 pub fn aborted() -> bool {
     ABORT
         .try_with(|a| {
             a.borrow()
-                .as_ref()
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+                .iter()
+                .any(|f| f.load(std::sync::atomic::Ordering::Relaxed))
         })
         .unwrap_or(false)
 }

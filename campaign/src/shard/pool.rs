@@ -17,6 +17,8 @@ pub(crate) struct Pool {
     pub(super) all_taken: std::sync::atomic::AtomicBool,
     /// The rung each task or subtask is being solved whole on, by name, while it is.
     rungs: Mutex<std::collections::HashMap<String, OnRung>>,
+    /// Set once the run is over (its root settled, or a task failed): every search stops.
+    pub(super) stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A task on a rung of the ladder: the rung's budget, the nodes its search has made so
@@ -159,6 +161,7 @@ impl Pool {
         };
         let (position, name) = &list.items[i];
         let cx = &cx.capped(list.cap);
+        let _within = Within::list(&list);
         claim.outcome = Some(prove_subtask(cx, position, name, list.depth, list.decisive));
         self.helped.fetch_add(1, Ordering::Relaxed);
         true
@@ -222,6 +225,22 @@ impl Drop for Helping<'_> {
     }
 }
 
+/// While it lives, this thread's searches also stop once a list is settled: the one the
+/// thread works in, or one that list is nested in. Dropped, the flags before it are back.
+pub(super) struct Within(Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl Within {
+    pub(super) fn list(list: &SubList) -> Within {
+        Within(amazons_solver::dfpn::abort_on_any(list.flags.clone()))
+    }
+}
+
+impl Drop for Within {
+    fn drop(&mut self) {
+        amazons_solver::dfpn::abort_on_any(std::mem::take(&mut self.0));
+    }
+}
+
 /// One split's subtasks, claimed in order.
 pub(super) struct SubList {
     pub(super) items: Vec<(Position, String)>,
@@ -235,6 +254,11 @@ pub(super) struct SubList {
     pub(super) earlier: usize,
     /// When this run made the list.
     since: Instant,
+    /// Set once the list is settled, so that its subtasks still in flight stop.
+    settled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What stops the searches of its subtasks: the flags of the thread that made it (the
+    /// run's, and those of the lists it is nested in), and `settled`.
+    flags: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     state: Mutex<ListState>,
     changed: std::sync::Condvar,
 }
@@ -254,6 +278,9 @@ impl SubList {
         cap: Option<u64>,
     ) -> SubList {
         let results = items.iter().map(|_| None).collect();
+        let settled = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut flags = amazons_solver::dfpn::abort_flags();
+        flags.push(settled.clone());
         SubList {
             items,
             depth,
@@ -261,6 +288,8 @@ impl SubList {
             cap,
             earlier: 0,
             since: Instant::now(),
+            settled,
+            flags,
             state: Mutex::new(ListState {
                 next: 0,
                 stop: false,
@@ -286,7 +315,8 @@ impl SubList {
         Some(s.next - 1)
     }
 
-    /// Records subtask `i`'s outcome; a decisive win or a failure settles the list.
+    /// Records subtask `i`'s outcome; a decisive win or a failure settles the list, and
+    /// stops the searches of its subtasks still in flight (they prove nothing it needs).
     pub(super) fn put(&self, i: usize, outcome: Result<Done, Attempt>) {
         let mut s = self.state();
         let settles = match &outcome {
@@ -294,6 +324,9 @@ impl SubList {
             Err(Attempt::Budget) => false,
             Err(Attempt::Failed(_)) => true,
         };
+        if settles {
+            self.settled.store(true, Ordering::SeqCst);
+        }
         s.stop |= settles;
         s.outstanding -= 1;
         s.results[i] = Some(outcome);

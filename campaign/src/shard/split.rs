@@ -720,8 +720,11 @@ impl<'a> Split<'a> {
             );
             let outcome = match outcome {
                 Ok(d) => format!("{} wins ({} nodes)", d.winner, d.nodes),
-                Err(Attempt::Budget) if amazons_solver::dfpn::aborted() => {
+                Err(Attempt::Budget) if self.pool.stop.load(Ordering::SeqCst) => {
                     "stopped: the run is over".into()
+                }
+                Err(Attempt::Budget) if amazons_solver::dfpn::aborted() => {
+                    crate::decisions::LIST_SETTLED.into()
                 }
                 Err(Attempt::Budget) if rung.top && !capped => "over budget at the top rung".into(),
                 Err(Attempt::Budget) => crate::decisions::NEXT_RUNG.into(),
@@ -851,10 +854,13 @@ fn prove_list(
     let list = std::sync::Arc::new(list);
     cx.pool.open_list(&list);
     cx.pool.publish(&list);
-    while let Some(i) = list.claim() {
-        let (position, name) = &list.items[i];
-        let outcome = prove_subtask(cx, position, name, depth, decisive);
-        list.put(i, outcome);
+    {
+        let _within = Within::list(&list);
+        while let Some(i) = list.claim() {
+            let (position, name) = &list.items[i];
+            let outcome = prove_subtask(cx, position, name, depth, decisive);
+            list.put(i, outcome);
+        }
     }
     cx.pool.withdraw(&list);
     // Helpers may still be on some of them: help elsewhere meanwhile, then collect.

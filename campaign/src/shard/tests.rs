@@ -72,7 +72,7 @@ pub(super) fn black_to_move() -> (Position, Move, Move) {
 }
 
 /// A subtask outcome: `winner` wins (the other figures are placeholders).
-fn won_by(winner: Color) -> Done {
+pub(super) fn won_by(winner: Color) -> Done {
     Done {
         winner,
         hash: [0; 32],
@@ -86,7 +86,7 @@ fn won_by(winner: Color) -> Done {
 
 /// What most split tests start from: Black to move with a losing and a winning move
 /// ([`black_to_move`]), a small table, a fresh directory named after `tag` and a pool.
-fn setup(tag: &str) -> (Position, Move, Move, Options, PathBuf, Pool) {
+pub(super) fn setup(tag: &str) -> (Position, Move, Move, Options, PathBuf, Pool) {
     let (p, losing, winning) = black_to_move();
     (
         p,
