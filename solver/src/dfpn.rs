@@ -132,32 +132,33 @@ impl Drop for Search<'_> {
 /// Nodes between two additions to [`Options::live_nodes`].
 const LIVE_STEP: u64 = 4096;
 
+/// A flag that stops searches once set (see [`abort_on_any`]).
+pub type AbortFlag = std::sync::Arc<std::sync::atomic::AtomicBool>;
+
 thread_local! {
     /// Flags that stop every search on this thread once one is set (see [`abort_on_any`]).
-    static ABORT: std::cell::RefCell<Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+    static ABORT: std::cell::RefCell<Vec<AbortFlag>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Makes every search on this thread stop, as if over its node budget, within
 /// [`LIVE_STEP`] nodes of `flag` being set (`None`: never): a sharded run whose root is
 /// settled, or that failed, ends the searches still in flight instead of finishing them.
-pub fn abort_on(flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) {
+pub fn abort_on(flag: Option<AbortFlag>) {
     abort_on_any(flag.into_iter().collect());
 }
 
 /// The same for several flags, any one of which stops the searches (the run's, and those
 /// of the subtask lists a thread works in, each nested in the last); returns the flags it
 /// replaces, so that a caller can put them back.
-pub fn abort_on_any(
-    flags: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-) -> Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+pub fn abort_on_any(flags: Vec<AbortFlag>) -> Vec<AbortFlag> {
     ABORT
         .try_with(|a| std::mem::replace(&mut *a.borrow_mut(), flags))
         .unwrap_or_default()
 }
 
 /// The flags that stop this thread's searches ([`abort_on_any`]).
-pub fn abort_flags() -> Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+pub fn abort_flags() -> Vec<AbortFlag> {
     ABORT.try_with(|a| a.borrow().clone()).unwrap_or_default()
 }
 

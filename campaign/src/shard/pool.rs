@@ -1,6 +1,7 @@
 //! The pool through which idle threads help with the subtasks of split tasks in flight.
 
 use super::*;
+use amazons_solver::dfpn::AbortFlag;
 
 /// Subtasks that idle threads may take over: the published lists of the splits in
 /// flight, and how many threads are working (on a task or a subtask).
@@ -18,7 +19,7 @@ pub(crate) struct Pool {
     /// The rung each task or subtask is being solved whole on, by name, while it is.
     rungs: Mutex<std::collections::HashMap<String, OnRung>>,
     /// Set once the run is over (its root settled, or a task failed): every search stops.
-    pub(super) stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    pub(super) stop: AbortFlag,
 }
 
 /// A task on a rung of the ladder: the rung's budget, the nodes its search has made so
@@ -227,7 +228,7 @@ impl Drop for Helping<'_> {
 
 /// While it lives, this thread's searches also stop once a list is settled: the one the
 /// thread works in, or one that list is nested in. Dropped, the flags before it are back.
-pub(super) struct Within(Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+pub(super) struct Within(Vec<AbortFlag>);
 
 impl Within {
     pub(super) fn list(list: &SubList) -> Within {
@@ -255,10 +256,10 @@ pub(super) struct SubList {
     /// When this run made the list.
     since: Instant,
     /// Set once the list is settled, so that its subtasks still in flight stop.
-    settled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    settled: AbortFlag,
     /// What stops the searches of its subtasks: the flags of the thread that made it (the
     /// run's, and those of the lists it is nested in), and `settled`.
-    flags: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    flags: Vec<AbortFlag>,
     state: Mutex<ListState>,
     changed: std::sync::Condvar,
 }
@@ -278,7 +279,7 @@ impl SubList {
         cap: Option<u64>,
     ) -> SubList {
         let results = items.iter().map(|_| None).collect();
-        let settled = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let settled = AbortFlag::default();
         let mut flags = amazons_solver::dfpn::abort_flags();
         flags.push(settled.clone());
         SubList {

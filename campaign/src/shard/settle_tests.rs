@@ -1,4 +1,4 @@
-//! Tests of settling a subtask list: the searches of its subtasks in flight stop, and so do those of lists nested in it.
+//! Tests of settling a subtask list: the searches in it and in lists nested in it stop.
 
 use super::tests::{setup, won_by};
 use super::*;
