@@ -1,4 +1,4 @@
-//! Safe campaign directories: a run refuses another plan's directory, sets damaged shards aside by name, and checks an output path before solving.
+//! Safe campaign directories: a run refuses another plan's directory or one another run holds, sets damaged shards aside by name, and checks an output path before solving.
 
 use super::decisions;
 use crate::shard::{on_disk, Done, Plan, ShardError, PLAN_FILE};
@@ -37,6 +37,63 @@ pub fn check_plan(dir: &Path, plan: &Plan) -> Result<(), ShardError> {
         theirs: describe(&theirs),
         ours: describe(plan),
     })
+}
+
+/// The file of a campaign directory that a run holds a lock on while it works
+/// ([`hold`]); it names the last run that took the lock.
+pub const LOCK_FILE: &str = "run.lock";
+
+/// A run's hold on its campaign directory ([`hold`]), released when dropped or when the
+/// process ends, however it ends.
+#[derive(Debug)]
+pub struct Hold {
+    _file: std::fs::File,
+}
+
+/// Takes the lock of campaign directory `dir` (which exists) for a run: `shared` for a
+/// run of chosen tasks (`--only`, as `amazons tasks` lists them for GNU parallel or a job
+/// array: such runs work side by side on their own tasks), else exclusive, as a run of
+/// every task would do the same work as any other run in `dir` and mix its records with
+/// theirs. Refused while another run holds it in a way that excludes this one, naming
+/// the holder as the lock file records it. The lock is the operating system's (`flock`),
+/// so a run that was killed holds nothing.
+pub fn hold(dir: &Path, shared: bool) -> Result<Hold, ShardError> {
+    use std::io::Write;
+    let path = dir.join(LOCK_FILE);
+    let io = |e| ShardError::Io(path.clone(), e);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    let locked = if shared {
+        file.try_lock_shared()
+    } else {
+        file.try_lock()
+    };
+    match locked {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            let holder = holder.trim();
+            return Err(ShardError::InUse {
+                dir: dir.to_path_buf(),
+                holder: if holder.is_empty() {
+                    "another run".into()
+                } else {
+                    holder.to_string()
+                },
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+    }
+    // Who holds it now, for the message of a run refused meanwhile.
+    let line = format!("pid {}, since {}", std::process::id(), decisions::utc_now());
+    file.set_len(0).map_err(io)?;
+    file.write_all(line.as_bytes()).map_err(io)?;
+    Ok(Hold { _file: file })
 }
 
 /// What is on disk for a shard.
@@ -312,5 +369,40 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
             Ok(())
         }
         Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of every task holds its directory alone; runs of chosen tasks share it; a
+    /// refused run is told who holds it; a hold ends when dropped.
+    #[test]
+    fn a_campaign_directory_is_held_by_one_run_of_every_task_or_by_runs_of_chosen_tasks() {
+        let dir = std::env::temp_dir().join(format!("amazons-hold-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let whole = hold(&dir, false).expect("a free directory");
+        let holder = std::fs::read_to_string(dir.join(LOCK_FILE)).expect("lock file");
+        assert!(holder.starts_with(&format!("pid {}, since ", std::process::id())));
+        for shared in [false, true] {
+            match hold(&dir, shared) {
+                Err(ShardError::InUse { holder: h, .. }) => assert_eq!(h, holder),
+                other => panic!("held by a run of every task: {other:?}"),
+            }
+        }
+        drop(whole);
+        let chosen = hold(&dir, true).expect("free again");
+        let other = hold(&dir, true).expect("runs of chosen tasks side by side");
+        let refused = hold(&dir, false).expect_err("not beside a run of every task");
+        assert!(
+            refused
+                .to_string()
+                .contains("is in use by another run (pid "),
+            "{refused}"
+        );
+        drop((chosen, other));
+        hold(&dir, false).expect("free once both end");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

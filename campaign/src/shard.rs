@@ -44,6 +44,8 @@ pub enum ShardError {
         theirs: String,
         ours: String,
     },
+    #[error("{dir} is in use by another run ({holder}): wait for it to end or stop it; runs given --only may share a directory, a run of every task may not")]
+    InUse { dir: PathBuf, holder: String },
     #[error("{open} of {total} tasks are unfinished (over the node budget{split}): finished shards are kept, so a rerun goes on where this one stopped (with --tries, through the next moves of a task whose guesses were refuted); a larger --max-nodes, or none, may finish them sooner")]
     Unfinished {
         open: usize,

@@ -194,6 +194,12 @@ pub(crate) fn solve_sharded(
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     ensure_dir(dir)?;
+    // Held to the end: no other run works in this directory meanwhile, but runs of other
+    // tasks chosen by --only.
+    let _hold = safety::hold(dir, !sharding.only.is_empty()).map_err(|e| match e {
+        e @ amazons_campaign::shard::ShardError::InUse { .. } => Usage(e.to_string()).into(),
+        e => anyhow::Error::from(e),
+    })?;
     let table_line = match table {
         Some(c) => c.describe(threads),
         None => format!(

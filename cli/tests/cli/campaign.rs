@@ -386,6 +386,56 @@ fn a_shards_path_that_is_a_file_is_a_usage_error_and_the_file_is_kept() {
     assert_eq!(std::fs::read(&file).expect("read"), b"keep me");
 }
 
+/// A run of every task holds its directory alone: another run there is refused (exit 2)
+/// before it writes anything, with the holder the lock file names; runs given `--only`
+/// share a directory.
+#[test]
+fn a_directory_another_run_holds_is_refused_before_anything_is_written() {
+    use std::io::Write;
+    let tmp = TempDir::new("campaign", "held");
+    let dir = tmp.path("4x4");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let holder = "pid 4242, since 2026-12-08T00:00:00Z";
+    // Another run of every task holds it, as that run's lock shows.
+    let mut lock = std::fs::File::create(dir.join("run.lock")).expect("lock file");
+    lock.write_all(holder.as_bytes()).expect("write");
+    lock.try_lock().expect("lock");
+    let whole = sharded("4x4", &dir, "--hash 8 -q");
+    let mut chosen = whole.clone();
+    chosen.extend(["--only", "0"]);
+    for args in [&whole, &chosen] {
+        let out = amazons(args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        let said = format!("{} is in use by another run ({holder})", s(&dir));
+        assert!(out.stderr.contains(&said), "{out:?}");
+    }
+    let names = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&dir), vec!["run.lock".to_string()], "nothing written");
+    // Runs of chosen tasks work beside each other, not beside a run of every task.
+    lock.unlock().expect("unlock");
+    lock.try_lock_shared().expect("shared lock");
+    let out = ok(&chosen);
+    assert!(
+        out.stdout.contains("tasks chosen by --only are finished"),
+        "{out:?}"
+    );
+    assert_eq!(
+        amazons(&whole).code,
+        2,
+        "a run of every task waits for them"
+    );
+    drop(lock);
+    let out = ok(&whole);
+    assert!(out.stdout.contains("result: "), "{out:?}");
+}
+
 #[test]
 fn a_finished_resume_ranks_nothing_and_reports_at_once() {
     let tmp = TempDir::new("campaign", "finished");
