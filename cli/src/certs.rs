@@ -92,6 +92,8 @@ pub(crate) fn prune(dir: &Path, dry_run: bool, max_mib: Option<u64>) -> Result<E
         }
         return Ok(ExitCode::SUCCESS);
     }
+    // Not while a run works in the directory: it may still need what looks unneeded.
+    let _hold = crate::common::hold(dir, false)?;
     let cap = max_mib.map(|m| m.saturating_mul(1 << 20));
     let removed = amazons_campaign::prune::remove(&census.unneeded, cap)?;
     let gone: u64 = removed.iter().map(|(_, s)| s).sum();
@@ -222,6 +224,14 @@ pub(crate) fn compact(
     trim: bool,
     limit: Option<u64>,
 ) -> Result<ExitCode> {
+    // A campaign directory is rewritten only while no run works in it: a run's shards
+    // removed meanwhile would come back.
+    let plan = path.join(amazons_campaign::shard::PLAN_FILE);
+    let held = if path.is_dir() && plan.is_file() {
+        Some(crate::common::hold(path, false)?)
+    } else {
+        None
+    };
     let mut start = std::time::Instant::now();
     let mut last: Option<std::time::Instant> = None;
     let mut progress = |p: &amazons_solver::compact::Progress| {
@@ -257,8 +267,7 @@ pub(crate) fn compact(
         Ok(text) => {
             print!("{text}");
             // A sharded result's manifest.md lists each shard's bytes and hash: new now.
-            let plan = path.join(amazons_campaign::shard::PLAN_FILE);
-            if path.is_dir() && plan.is_file() {
+            if held.is_some() {
                 amazons_campaign::shard::rewrite_md(path)?;
                 println!("rewrote {}", path.join("manifest.md").display());
             }

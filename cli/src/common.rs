@@ -28,6 +28,16 @@ pub(crate) fn ensure_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
 }
 
+/// Holds campaign directory `dir` for this command ([`amazons_campaign::safety::hold`]:
+/// `shared` beside other runs given `--only`, else alone); held by another run, a usage
+/// error that names the holder.
+pub(crate) fn hold(dir: &Path, shared: bool) -> Result<amazons_campaign::safety::Hold> {
+    amazons_campaign::safety::hold(dir, shared).map_err(|e| match e {
+        e @ amazons_campaign::shard::ShardError::InUse { .. } => Usage(e.to_string()).into(),
+        e => anyhow::Error::from(e),
+    })
+}
+
 /// The move `text` read on `position`'s board, if it is legal there; else a usage error
 /// that begins with `what` (the option that gave it) and says why.
 pub(crate) fn legal_move(

@@ -1,7 +1,7 @@
 //! Sharded solving from the command line: `solve --shards`, `tasks` and `manifest`.
 
 use crate::args::Setup;
-use crate::common::{ensure_dir, usage, Usage};
+use crate::common::{ensure_dir, hold, usage, Usage};
 use crate::json_cmd;
 use crate::out::{println, say};
 use amazons_format::{Move, Position};
@@ -196,10 +196,7 @@ pub(crate) fn solve_sharded(
     ensure_dir(dir)?;
     // Held to the end: no other run works in this directory meanwhile, but runs of other
     // tasks chosen by --only.
-    let _hold = safety::hold(dir, !sharding.only.is_empty()).map_err(|e| match e {
-        e @ amazons_campaign::shard::ShardError::InUse { .. } => Usage(e.to_string()).into(),
-        e => anyhow::Error::from(e),
-    })?;
+    let _hold = hold(dir, !sharding.only.is_empty())?;
     let table_line = match table {
         Some(c) => c.describe(threads),
         None => format!(

@@ -388,7 +388,7 @@ fn a_shards_path_that_is_a_file_is_a_usage_error_and_the_file_is_kept() {
 
 /// A run of every task holds its directory alone: another run there is refused (exit 2)
 /// before it writes anything, with the holder the lock file names; runs given `--only`
-/// share a directory.
+/// share a directory; `prune` and `compact` wait for every run.
 #[test]
 fn a_directory_another_run_holds_is_refused_before_anything_is_written() {
     use std::io::Write;
@@ -434,6 +434,17 @@ fn a_directory_another_run_holds_is_refused_before_anything_is_written() {
     drop(lock);
     let out = ok(&whole);
     assert!(out.stdout.contains("result: "), "{out:?}");
+    // Nor are its shards pruned or rewritten while a run works in it.
+    let lock = std::fs::File::open(dir.join("run.lock")).expect("lock file");
+    lock.try_lock_shared().expect("shared lock");
+    for args in [vec!["prune", s(&dir)], vec!["compact", s(&dir)]] {
+        let out = amazons(&args);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stderr.contains("is in use by another run"), "{out:?}");
+    }
+    drop(lock);
+    ok(&["prune", s(&dir)]);
+    ok(&["compact", s(&dir)]);
 }
 
 #[test]
