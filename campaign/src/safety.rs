@@ -48,6 +48,9 @@ pub const LOCK_FILE: &str = "run.lock";
 #[derive(Debug)]
 pub struct Hold {
     _file: std::fs::File,
+    /// Why the directory is not locked, where its file system cannot lock files (some
+    /// network file systems): the run goes on, but another run there is not refused.
+    pub unguarded: Option<String>,
 }
 
 /// Takes the lock of campaign directory `dir` (which exists) for a run: `shared` for a
@@ -58,6 +61,20 @@ pub struct Hold {
 /// the holder as the lock file records it. The lock is the operating system's (`flock`),
 /// so a run that was killed holds nothing.
 pub fn hold(dir: &Path, shared: bool) -> Result<Hold, ShardError> {
+    hold_with(dir, |file| {
+        if shared {
+            file.try_lock_shared()
+        } else {
+            file.try_lock()
+        }
+    })
+}
+
+/// [`hold`], locking the lock file with `lock`.
+fn hold_with(
+    dir: &Path,
+    lock: impl FnOnce(&std::fs::File) -> Result<(), std::fs::TryLockError>,
+) -> Result<Hold, ShardError> {
     use std::io::Write;
     let path = dir.join(LOCK_FILE);
     let io = |e| ShardError::Io(path.clone(), e);
@@ -68,13 +85,8 @@ pub fn hold(dir: &Path, shared: bool) -> Result<Hold, ShardError> {
         .truncate(false)
         .open(&path)
         .map_err(io)?;
-    let locked = if shared {
-        file.try_lock_shared()
-    } else {
-        file.try_lock()
-    };
-    match locked {
-        Ok(()) => {}
+    let unguarded = match lock(&file) {
+        Ok(()) => None,
         Err(std::fs::TryLockError::WouldBlock) => {
             let holder = std::fs::read_to_string(&path).unwrap_or_default();
             let holder = holder.trim();
@@ -87,13 +99,20 @@ pub fn hold(dir: &Path, shared: bool) -> Result<Hold, ShardError> {
                 },
             });
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
-    }
+        Err(std::fs::TryLockError::Error(e)) => Some(format!(
+            "{} cannot be locked ({e}): another run in {} will not be refused",
+            path.display(),
+            dir.display()
+        )),
+    };
     // Who holds it now, for the message of a run refused meanwhile.
     let line = format!("pid {}, since {}", std::process::id(), decisions::utc_now());
     file.set_len(0).map_err(io)?;
     file.write_all(line.as_bytes()).map_err(io)?;
-    Ok(Hold { _file: file })
+    Ok(Hold {
+        _file: file,
+        unguarded,
+    })
 }
 
 /// What is on disk for a shard.
@@ -402,7 +421,25 @@ mod tests {
             "{refused}"
         );
         drop((chosen, other));
-        hold(&dir, false).expect("free once both end");
+        let whole = hold(&dir, false).expect("free once both end");
+        assert_eq!(whole.unguarded, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Where the file system cannot lock, the run goes on unguarded and says so.
+    #[test]
+    fn a_directory_that_cannot_be_locked_is_used_unguarded_with_the_reason() {
+        let dir = std::env::temp_dir().join(format!("amazons-unlockable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let no_locks = |_: &std::fs::File| {
+            Err(std::fs::TryLockError::Error(
+                std::io::Error::from_raw_os_error(37),
+            ))
+        };
+        let held = hold_with(&dir, no_locks).expect("used all the same");
+        let why = held.unguarded.expect("unguarded");
+        assert!(why.contains("run.lock cannot be locked ("), "{why}");
+        assert!(why.ends_with("will not be refused"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

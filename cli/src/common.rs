@@ -32,10 +32,14 @@ pub(crate) fn ensure_dir(dir: &Path) -> Result<()> {
 /// `shared` beside other runs given `--only`, else alone); held by another run, a usage
 /// error that names the holder.
 pub(crate) fn hold(dir: &Path, shared: bool) -> Result<amazons_campaign::safety::Hold> {
-    amazons_campaign::safety::hold(dir, shared).map_err(|e| match e {
+    let held = amazons_campaign::safety::hold(dir, shared).map_err(|e| match e {
         e @ amazons_campaign::shard::ShardError::InUse { .. } => Usage(e.to_string()).into(),
         e => anyhow::Error::from(e),
-    })
+    })?;
+    if let Some(why) = &held.unguarded {
+        eprintln!("warning: {why}");
+    }
+    Ok(held)
 }
 
 /// The move `text` read on `position`'s board, if it is legal there; else a usage error
