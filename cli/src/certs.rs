@@ -226,11 +226,10 @@ pub(crate) fn compact(
 ) -> Result<ExitCode> {
     // A campaign directory is rewritten only while no run works in it: a run's shards
     // removed meanwhile would come back.
-    let plan = path.join(amazons_campaign::shard::PLAN_FILE);
-    let held = if path.is_dir() && plan.is_file() {
-        Some(crate::common::hold(path, false)?)
-    } else {
-        None
+    let campaign = path.is_dir() && path.join(amazons_campaign::shard::PLAN_FILE).is_file();
+    let _hold = match campaign {
+        true => Some(crate::common::hold(path, false)?),
+        false => None,
     };
     let mut start = std::time::Instant::now();
     let mut last: Option<std::time::Instant> = None;
@@ -267,7 +266,7 @@ pub(crate) fn compact(
         Ok(text) => {
             print!("{text}");
             // A sharded result's manifest.md lists each shard's bytes and hash: new now.
-            if held.is_some() {
+            if campaign {
                 amazons_campaign::shard::rewrite_md(path)?;
                 println!("rewrote {}", path.join("manifest.md").display());
             }
